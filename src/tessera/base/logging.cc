@@ -1,0 +1,32 @@
+#include "tessera/base/logging.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace tessera {
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kVerbose: return "V";
+    case Severity::kInfo: return "I";
+    case Severity::kWarning: return "W";
+    case Severity::kError: return "E";
+    case Severity::kFatal: return "F";
+  }
+  return "?";
+}
+
+void Logger::Log(Severity s, const std::string& message) const {
+  static std::mutex mu;
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+  std::lock_guard<std::mutex> lock(mu);
+  std::fprintf(stderr, "%s [%s:%s] %s\n", stamp, SeverityName(s), log_id_.c_str(), message.c_str());
+}
+
+}  // namespace tessera

@@ -1,0 +1,99 @@
+// A dense tensor: element type, shape and a reference-counted buffer. Copies
+// of a Tensor share the buffer (views); Clone() copies the data.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/data_type.h"
+
+namespace tessera {
+
+using Shape = std::vector<int64_t>;
+
+std::string ShapeToString(const Shape& shape);
+
+// Owns (or pins) the bytes behind one or more tensors.
+class TensorBuffer {
+ public:
+  // Fresh, 64-byte aligned, uninitialized memory (strings are constructed empty).
+  static std::shared_ptr<TensorBuffer> Allocate(DataType dtype, int64_t num_elements);
+  // Memory owned elsewhere (an mmap'd file); keepalive pins it.
+  static std::shared_ptr<TensorBuffer> Borrow(void* data, size_t bytes, std::shared_ptr<const void> keepalive);
+  ~TensorBuffer();
+  TensorBuffer(const TensorBuffer&) = delete;
+  TensorBuffer& operator=(const TensorBuffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  bool borrowed() const { return keepalive_ != nullptr; }
+
+ private:
+  TensorBuffer() = default;
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+  int64_t num_strings_ = 0;  // >0 when data_ holds constructed std::string objects
+  std::shared_ptr<const void> keepalive_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Allocates an uninitialized tensor (string elements are empty strings).
+  Tensor(DataType dtype, Shape shape);
+  // Views existing memory.
+  Tensor(DataType dtype, Shape shape, std::shared_ptr<TensorBuffer> buffer, size_t byte_offset = 0);
+
+  template <typename T>
+  static Tensor FromVector(const std::vector<T>& values, Shape shape);
+  template <typename T>
+  static Tensor Scalar(T value) { return FromVector<T>({value}, {}); }
+
+  bool defined() const { return dtype_ != DataType::kUndefined; }
+  DataType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t dim(int64_t i) const { return shape_[static_cast<size_t>(i)]; }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const;
+
+  void* raw_data() { return buffer_ ? static_cast<char*>(buffer_->data()) + offset_ : nullptr; }
+  const void* raw_data() const { return buffer_ ? static_cast<const char*>(buffer_->data()) + offset_ : nullptr; }
+  template <typename T> T* data() { return static_cast<T*>(raw_data()); }
+  template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
+
+  const std::shared_ptr<TensorBuffer>& buffer() const { return buffer_; }
+  size_t byte_offset() const { return offset_; }
+
+  // Same data, new shape with the same element count (no copy).
+  Tensor Reshaped(Shape new_shape) const;
+  // Deep copy into fresh memory.
+  Tensor Clone() const;
+  // Element i converted to double / int64 (numeric types only, for shapes,
+  // indices and scalar attributes carried as tensors).
+  double GetAsDouble(int64_t i) const;
+  int64_t GetAsInt64(int64_t i) const;
+  std::vector<int64_t> ToInt64Vector() const;
+
+  // "float[2,3]"
+  std::string Describe() const;
+
+ private:
+  DataType dtype_ = DataType::kUndefined;
+  Shape shape_;
+  int64_t numel_ = 0;
+  std::shared_ptr<TensorBuffer> buffer_;
+  size_t offset_ = 0;
+};
+
+template <typename T>
+Tensor Tensor::FromVector(const std::vector<T>& values, Shape shape) {
+  Tensor t(DataTypeOf<T>::value, std::move(shape));
+  T* out = t.data<T>();
+  for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < t.numel(); ++i) out[i] = values[i];
+  return t;
+}
+
+}  // namespace tessera

@@ -1,0 +1,21 @@
+// The CPU execution provider: host memory, the CPU kernel table, and the
+// fallback for every node no other provider claims.
+#pragma once
+
+#include <memory>
+
+#include "tessera/partition/execution_provider.h"
+
+namespace tessera {
+
+const KernelTable& CpuKernelTable();
+
+class CpuExecutionProvider : public ExecutionProvider {
+ public:
+  std::string name() const override { return "cpu"; }
+  const KernelTable& kernels() const override { return CpuKernelTable(); }
+};
+
+std::shared_ptr<const ExecutionProvider> MakeCpuExecutionProvider();
+
+}  // namespace tessera

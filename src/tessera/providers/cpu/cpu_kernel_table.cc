@@ -1,0 +1,27 @@
+// The CPU kernel table: the concatenation of every family's rows.
+#include "tessera/providers/cpu/cpu_execution_provider.h"
+#include "tessera/providers/cpu/families.h"
+
+namespace tessera {
+
+const KernelTable& CpuKernelTable() {
+  static const KernelTable table = [] {
+    using namespace cpu;
+    std::vector<KernelRow> rows;
+    for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ShapeKernels,
+                        LayoutKernels, CastKernels, IndexingKernels, ReduceKernels, SoftmaxKernels, LossKernels,
+                        MatMulKernels, ConvKernels, PoolKernels, NormalizationKernels, RecurrentKernels,
+                        ControlFlowKernels, ResizeKernels, AttentionKernels}) {
+      auto part = family();
+      rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    }
+    return KernelTable("cpu", std::move(rows));
+  }();
+  return table;
+}
+
+std::shared_ptr<const ExecutionProvider> MakeCpuExecutionProvider() {
+  return std::make_shared<CpuExecutionProvider>();
+}
+
+}  // namespace tessera

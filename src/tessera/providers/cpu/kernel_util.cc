@@ -1,0 +1,48 @@
+#include "tessera/providers/cpu/kernel_util.h"
+
+namespace tessera::cpu {
+
+std::vector<int64_t> StridesOf(const Shape& s) {
+  std::vector<int64_t> strides(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) strides[i - 1] = strides[i] * s[i];
+  return strides;
+}
+
+Shape BroadcastShapes(const std::vector<Shape>& shapes, const KernelContext& ctx) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const auto& s : shapes) {
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t d = s[i];
+      int64_t& o = out[off + i];
+      if (d == o || d == 1) continue;
+      if (o == 1) {
+        o = d;
+        continue;
+      }
+      std::string all;
+      for (const auto& x : shapes) all += (all.empty() ? "" : " and ") + ShapeToString(x);
+      ctx.Fail("shapes ", all, " cannot be broadcast together");
+    }
+  }
+  return out;
+}
+
+BroadcastIndexer::BroadcastIndexer(const Shape& out_shape, const std::vector<Shape>& in_shapes)
+    : out_shape_(out_shape) {
+  for (int64_t d : out_shape_) out_size_ *= d;
+  size_t rank = out_shape_.size();
+  for (const auto& s : in_shapes) {
+    std::vector<int64_t> strides(rank, 0);
+    std::vector<int64_t> own = StridesOf(s);
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) strides[off + i] = s[i] == 1 ? 0 : own[i];
+    in_strides_.push_back(std::move(strides));
+  }
+}
+
+std::vector<int64_t> ReadInts(const Tensor& t) { return t.ToInt64Vector(); }
+
+}  // namespace tessera::cpu

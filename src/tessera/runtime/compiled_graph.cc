@@ -1,0 +1,159 @@
+#include "tessera/runtime/compiled_graph.h"
+
+#include <unordered_set>
+
+#include "tessera/partition/assignment.h"
+
+namespace tessera {
+
+namespace {
+
+std::vector<std::shared_ptr<Graph>> SubgraphsOf(const Node& node) {
+  std::vector<std::shared_ptr<Graph>> subs;
+  for (const auto& a : node.attributes) {
+    if (a.g) subs.push_back(a.g);
+    for (const auto& g : a.graphs) subs.push_back(g);
+  }
+  return subs;
+}
+
+}  // namespace
+
+class CompiledGraph::FrameSubgraphRunner : public SubgraphRunner {
+ public:
+  FrameSubgraphRunner(const CompiledGraph& owner, const std::vector<Value>& frame, ThreadPool* pool)
+      : owner_(owner), frame_(frame), pool_(pool) {}
+
+  std::vector<Value> Run(const Graph& graph, const std::vector<Value>& inputs) override {
+    auto it = owner_.subgraphs_.find(&graph);
+    if (it == owner_.subgraphs_.end()) TS_THROW(kInternal, "subgraph '", graph.name, "' was not compiled");
+    const CompiledGraph& sub = *it->second;
+    std::vector<const Value*> outer;
+    outer.reserve(sub.outer_names_.size());
+    for (const auto& name : sub.outer_names_) outer.push_back(&frame_[static_cast<size_t>(owner_.SlotOf(name))]);
+    return sub.Execute(inputs, outer, pool_);
+  }
+
+ private:
+  const CompiledGraph& owner_;
+  const std::vector<Value>& frame_;
+  ThreadPool* pool_;
+};
+
+int CompiledGraph::SlotOf(const std::string& name) const {
+  auto it = slots_.find(name);
+  if (it == slots_.end()) TS_THROW(kInternal, "value '", name, "' has no slot");
+  return it->second;
+}
+
+CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, const ProviderList& providers,
+                             const std::vector<std::string>& outer_names, const Logger& logger)
+    : graph_(std::move(graph)), providers_(providers), outer_names_(outer_names) {
+  Graph& g = *graph_;
+  g.SortTopologically(outer_names_);
+  auto slot = [&](const std::string& name) {
+    auto [it, inserted] = slots_.emplace(name, num_slots_);
+    if (inserted) ++num_slots_;
+    return it->second;
+  };
+  for (const auto& name : outer_names_) outer_slots_.push_back(slot(name));
+  for (const auto& [name, t] : g.initializers) initializer_slots_.emplace_back(slot(name), t);
+  for (const auto& in : g.inputs) input_slots_.push_back(slot(in.name));
+
+  std::vector<NodeAssignment> assignment = AssignNodes(model, g, providers_);
+  std::vector<int> last_use;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& node = g.nodes[i];
+    Step step;
+    step.node = &node;
+    step.provider = assignment[i].provider_index;
+    for (const auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : slot(in));
+    for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : slot(out));
+    // Values the node's subgraphs read from this graph must live until it runs.
+    std::vector<int> implicit;
+    for (const auto& sub : SubgraphsOf(node)) {
+      std::vector<std::string> free = sub->FreeVariables();
+      for (const auto& name : free) implicit.push_back(slot(name));
+      subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger);
+    }
+    int64_t opset = model.OpsetFor(node.domain);
+    KernelInfo info(node, opset, &g);
+    try {
+      step.kernel = assignment[i].row->create(info);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      if (msg.find(node.Label()) == std::string::npos) msg = "node " + node.Label() + ": " + msg;
+      throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
+    }
+    TS_LOG(logger, kVerbose,
+           "node " << node.name << " [" << node.domain << ":" << node.op_type << "-" << opset << "] -> "
+                   << providers_[step.provider]->name());
+    last_use.resize(static_cast<size_t>(num_slots_), -1);
+    for (int s : step.inputs)
+      if (s >= 0) last_use[static_cast<size_t>(s)] = static_cast<int>(i);
+    for (int s : implicit) last_use[static_cast<size_t>(s)] = static_cast<int>(i);
+    steps_.push_back(std::move(step));
+  }
+  for (const auto& out : g.outputs) {
+    auto it = slots_.find(out.name);
+    if (it == slots_.end())
+      TS_THROW(kInvalidModel, "graph '", g.name, "': output '", out.name, "' is not produced by any node");
+    output_slots_.push_back(it->second);
+  }
+  last_use.resize(static_cast<size_t>(num_slots_), -1);
+  std::unordered_set<int> keep(output_slots_.begin(), output_slots_.end());
+  for (int s = 0; s < num_slots_; ++s) {
+    int u = last_use[static_cast<size_t>(s)];
+    if (u >= 0 && !keep.count(s)) steps_[static_cast<size_t>(u)].release.push_back(s);
+  }
+}
+
+std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer,
+                                          ThreadPool* pool) const {
+  std::vector<Value> frame(static_cast<size_t>(num_slots_));
+  for (size_t i = 0; i < outer_slots_.size() && i < outer.size(); ++i)
+    frame[static_cast<size_t>(outer_slots_[i])] = *outer[i];
+  for (const auto& [s, t] : initializer_slots_) frame[static_cast<size_t>(s)] = Value(t);
+  for (size_t i = 0; i < input_slots_.size() && i < inputs.size(); ++i)
+    if (!inputs[i].empty()) frame[static_cast<size_t>(input_slots_[i])] = std::move(inputs[i]);
+
+  FrameSubgraphRunner runner(*this, frame, pool);
+  std::vector<const Value*> in_ptrs;
+  std::vector<Value> outs;
+  for (const Step& step : steps_) {
+    in_ptrs.clear();
+    for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[static_cast<size_t>(s)]);
+    outs.assign(step.outputs.size(), Value());
+    KernelContext ctx(*step.node, in_ptrs, &outs, pool, &runner);
+    try {
+      step.kernel->Compute(ctx);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      if (msg.find(step.node->Label()) == std::string::npos) msg = "node " + step.node->Label() + ": " + msg;
+      throw Error(e.code(), msg);
+    } catch (const std::bad_alloc&) {
+      TS_THROW(kResourceExhausted, "node ", step.node->Label(), ": out of memory");
+    }
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      int s = step.outputs[o];
+      if (s < 0) continue;
+      if (outs[o].empty())
+        TS_THROW(kInternal, "node ", step.node->Label(), ": kernel did not produce output ", o, " ('",
+                 step.node->outputs[o], "')");
+      frame[static_cast<size_t>(s)] = std::move(outs[o]);
+    }
+    for (int s : step.release) frame[static_cast<size_t>(s)] = Value();
+  }
+  std::vector<Value> result;
+  result.reserve(output_slots_.size());
+  for (int s : output_slots_) result.push_back(frame[static_cast<size_t>(s)]);
+  return result;
+}
+
+std::vector<std::pair<const Node*, std::string>> CompiledGraph::Placement() const {
+  std::vector<std::pair<const Node*, std::string>> p;
+  for (const auto& s : steps_) p.emplace_back(s.node, providers_[s.provider]->name());
+  return p;
+}
+
+}  // namespace tessera

@@ -1,0 +1,60 @@
+// A graph prepared for execution: nodes in order, kernels created, every value
+// given a slot in a per-run frame, and each slot's last use known so
+// intermediates are freed as soon as nothing else reads them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/base/logging.h"
+#include "tessera/base/thread_pool.h"
+#include "tessera/ir/graph.h"
+#include "tessera/ops/kernel.h"
+#include "tessera/partition/execution_provider.h"
+
+namespace tessera {
+
+class CompiledGraph {
+ public:
+  // outer_names: values this graph reads from enclosing graphs (subgraphs only).
+  CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, const ProviderList& providers,
+                const std::vector<std::string>& outer_names, const Logger& logger);
+
+  // inputs follow graph().inputs order (an empty Value for an omitted input);
+  // outer follows outer_names order. Returns the graph outputs in order.
+  std::vector<Value> Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer, ThreadPool* pool) const;
+
+  const Graph& graph() const { return *graph_; }
+  const std::vector<std::string>& outer_names() const { return outer_names_; }
+  // Provider name per node, in execution order.
+  std::vector<std::pair<const Node*, std::string>> Placement() const;
+
+ private:
+  struct Step {
+    const Node* node = nullptr;
+    std::unique_ptr<OpKernel> kernel;
+    size_t provider = 0;
+    std::vector<int> inputs;    // -1 = omitted
+    std::vector<int> outputs;   // -1 = omitted
+    std::vector<int> release;   // slots whose last reader is this step
+  };
+  class FrameSubgraphRunner;
+
+  int SlotOf(const std::string& name) const;
+
+  std::shared_ptr<Graph> graph_;
+  ProviderList providers_;
+  std::vector<std::string> outer_names_;
+  std::unordered_map<std::string, int> slots_;
+  int num_slots_ = 0;
+  std::vector<std::pair<int, Tensor>> initializer_slots_;
+  std::vector<int> input_slots_;
+  std::vector<int> outer_slots_;
+  std::vector<int> output_slots_;
+  std::vector<Step> steps_;
+  std::unordered_map<const Graph*, std::unique_ptr<CompiledGraph>> subgraphs_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,130 @@
+#include "tessera/runtime/session.h"
+
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tessera/format/model_loader.h"
+
+namespace tessera {
+
+Session::Session(Model model, const SessionOptions& options, ProviderList providers)
+    : model_(std::move(model)),
+      options_(options),
+      providers_(std::move(providers)),
+      logger_(options.log_id, options.log_severity_level) {
+  if (providers_.empty()) TS_THROW(kInvalidArgument, "a session needs at least one execution provider");
+  if (!model_.graph) TS_THROW(kInvalidModel, "model '", model_.DisplayName(), "' has no graph");
+  int threads = options_.intra_op_num_threads;
+  if (threads < 0) TS_THROW(kInvalidArgument, "intra_op_num_threads must be >= 0, got ", threads);
+  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  pool_ = std::make_unique<ThreadPool>(threads);
+  try {
+    graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.find(model_.DisplayName()) == std::string::npos) msg = "model '" + model_.DisplayName() + "': " + msg;
+    throw Error(e.code(), msg);
+  }
+  for (const auto& in : model_.graph->inputs)
+    if (!model_.graph->initializers.count(in.name)) inputs_.push_back(in);
+  TS_LOG(logger_, kInfo, "session created for '" << model_.DisplayName() << "': " << model_.graph->nodes.size()
+                                                 << " nodes, " << threads << " threads");
+}
+
+std::unique_ptr<Session> Session::FromFile(const std::string& path, const SessionOptions& options,
+                                           ProviderList providers) {
+  return std::make_unique<Session>(LoadModelFromFile(path, options.load_limits), options, std::move(providers));
+}
+
+std::unique_ptr<Session> Session::FromBytes(const void* data, size_t size, const SessionOptions& options,
+                                            ProviderList providers) {
+  return std::make_unique<Session>(LoadModelFromBytes(data, size, "", options.load_limits), options,
+                                   std::move(providers));
+}
+
+std::vector<NodePlacement> Session::Placement() const {
+  std::vector<NodePlacement> out;
+  for (const auto& [node, ep] : graph_->Placement()) out.push_back({node->name, node->op_type, node->domain, ep});
+  return out;
+}
+
+void Session::ValidateFeed(const ValueInfo& declared, const Value& value) const {
+  const TypeInfo& t = declared.type;
+  auto fail = [&](const std::string& why) {
+    TS_THROW(kInvalidArgument, "model '", model_.DisplayName(), "': input '", declared.name, "': ", why);
+  };
+  if (value.empty()) fail("no value given");
+  switch (t.kind) {
+    case TypeInfo::Kind::kTensor: {
+      if (!value.is_tensor()) fail("expected " + t.TypeString() + " but got a " + value.Describe());
+      const Tensor& x = value.tensor();
+      if (t.elem_type != DataType::kUndefined && x.dtype() != t.elem_type)
+        fail(std::string("expected element type ") + DataTypeName(t.elem_type) + " but got " + DataTypeName(x.dtype()));
+      if (t.shape) {
+        if (static_cast<size_t>(x.rank()) != t.shape->size())
+          fail("expected rank " + std::to_string(t.shape->size()) + " (" + t.ToString() + ") but got shape " +
+               ShapeToString(x.shape()));
+        for (size_t d = 0; d < t.shape->size(); ++d) {
+          const Dim& dim = (*t.shape)[d];
+          if (dim.known() && dim.value != x.shape()[d])
+            fail("dimension " + std::to_string(d) + " must be " + std::to_string(dim.value) + " (" + t.ToString() +
+                 ") but got shape " + ShapeToString(x.shape()));
+        }
+      }
+      break;
+    }
+    case TypeInfo::Kind::kSequence:
+      if (!value.is_sequence()) fail("expected " + t.TypeString() + " but got a " + value.Describe());
+      break;
+    case TypeInfo::Kind::kMap:
+      if (!value.is_map()) fail("expected " + t.TypeString() + " but got a " + value.Describe());
+      break;
+    default: break;
+  }
+}
+
+std::vector<Value> Session::Run(const Feeds& feeds, const std::vector<std::string>& output_names) const {
+  const Graph& g = graph_->graph();
+  std::unordered_map<std::string, size_t> input_index;
+  for (size_t i = 0; i < g.inputs.size(); ++i) input_index[g.inputs[i].name] = i;
+  std::vector<Value> inputs(g.inputs.size());
+  std::unordered_set<std::string> fed;
+  for (const auto& [name, value] : feeds) {
+    auto it = input_index.find(name);
+    if (it == input_index.end()) {
+      std::string names;
+      for (const auto& in : inputs_) names += (names.empty() ? "" : ", ") + in.name;
+      TS_THROW(kInvalidArgument, "model '", model_.DisplayName(), "': feed '", name,
+               "' is not an input of the model (inputs: ", names, ")");
+    }
+    if (!fed.insert(name).second)
+      TS_THROW(kInvalidArgument, "model '", model_.DisplayName(), "': input '", name, "' is fed twice");
+    ValidateFeed(g.inputs[it->second], value);
+    inputs[it->second] = value;
+  }
+  for (const auto& in : inputs_) {
+    if (fed.count(in.name)) continue;
+    // An optional-typed input may be left out (it then reads as "no value").
+    if (in.type.kind == TypeInfo::Kind::kOptional) continue;
+    TS_THROW(kInvalidArgument, "model '", model_.DisplayName(), "': input '", in.name, "' (", in.type.ToString(),
+             ") was not fed");
+  }
+  std::vector<Value> all = graph_->Execute(std::move(inputs), {}, pool_.get());
+  if (output_names.empty()) return all;
+  std::vector<Value> selected;
+  for (const auto& name : output_names) {
+    size_t i = 0;
+    while (i < g.outputs.size() && g.outputs[i].name != name) ++i;
+    if (i == g.outputs.size()) {
+      std::string names;
+      for (const auto& o : g.outputs) names += (names.empty() ? "" : ", ") + o.name;
+      TS_THROW(kInvalidArgument, "model '", model_.DisplayName(), "': '", name,
+               "' is not an output of the model (outputs: ", names, ")");
+    }
+    selected.push_back(all[i]);
+  }
+  return selected;
+}
+
+}  // namespace tessera

@@ -1,0 +1,61 @@
+// An inference session: a loaded model, prepared once, run many times
+// (concurrently from several threads if the caller wants).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/base/logging.h"
+#include "tessera/base/thread_pool.h"
+#include "tessera/ir/graph.h"
+#include "tessera/partition/execution_provider.h"
+#include "tessera/runtime/compiled_graph.h"
+#include "tessera/runtime/session_options.h"
+
+namespace tessera {
+
+using Feeds = std::vector<std::pair<std::string, Value>>;
+
+struct NodePlacement {
+  std::string node;
+  std::string op_type;
+  std::string domain;
+  std::string provider;
+};
+
+class Session {
+ public:
+  // providers in priority order; the last one should be the CPU EP.
+  Session(Model model, const SessionOptions& options, ProviderList providers);
+  static std::unique_ptr<Session> FromFile(const std::string& path, const SessionOptions& options,
+                                           ProviderList providers);
+  static std::unique_ptr<Session> FromBytes(const void* data, size_t size, const SessionOptions& options,
+                                            ProviderList providers);
+
+  // Graph inputs the caller feeds (initializer-backed inputs are optional and
+  // not listed) and graph outputs, with their declared types.
+  const std::vector<ValueInfo>& inputs() const { return inputs_; }
+  const std::vector<ValueInfo>& outputs() const { return graph_->graph().outputs; }
+  const Model& model() const { return model_; }
+  const ProviderList& providers() const { return providers_; }
+  std::vector<NodePlacement> Placement() const;
+
+  // Runs the model. output_names empty = all outputs, in graph order.
+  // Throws Error with a message naming the feed or node at fault.
+  std::vector<Value> Run(const Feeds& feeds, const std::vector<std::string>& output_names = {}) const;
+
+ private:
+  void ValidateFeed(const ValueInfo& declared, const Value& value) const;
+
+  Model model_;
+  SessionOptions options_;
+  ProviderList providers_;
+  Logger logger_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<CompiledGraph> graph_;
+  std::vector<ValueInfo> inputs_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+#include "tessera/base/logging.h"
+#include "tessera/format/model_loader.h"
+
+namespace tessera {
+
+struct SessionOptions {
+  Severity log_severity_level = Severity::kWarning;
+  std::string log_id = "tessera";
+  // Threads for kernels: 0 = one per core.
+  int intra_op_num_threads = 0;
+  LoadLimits load_limits;
+};
+
+}  // namespace tessera

@@ -1,0 +1,190 @@
+#include "support/op_test.h"
+
+#include "tessera/api/providers.h"
+#include "tessera/ir/tensor_compare.h"
+#include "tessera/runtime/session.h"
+
+namespace tessera::test {
+
+namespace {
+TypeInfo TypeOfValue(const Value& v) {
+  if (v.is_tensor()) {
+    std::vector<Dim> dims;
+    for (int64_t d : v.tensor().shape()) dims.push_back(Dim::Known(d));
+    return TypeInfo::Tensor(v.tensor().dtype(), dims);
+  }
+  TypeInfo t;
+  if (v.is_sequence()) {
+    t.kind = TypeInfo::Kind::kSequence;
+    t.inner = std::make_shared<TypeInfo>(v.sequence().elem_type);
+  } else if (v.is_none()) {
+    t.kind = TypeInfo::Kind::kOptional;
+    t.inner = std::make_shared<TypeInfo>(v.none().elem_type);
+  }
+  return t;
+}
+}  // namespace
+
+OpTest::OpTest(std::string op_type, int64_t opset, std::string domain)
+    : op_type_(std::move(op_type)), opset_(opset), domain_(CanonicalDomain(domain)) {
+  node_.name = op_type_ + "_under_test";
+  node_.op_type = op_type_;
+  node_.domain = domain_;
+  providers_ = AvailableProviders();
+}
+
+OpTest& OpTest::Attr(Attribute a) {
+  node_.attributes.push_back(std::move(a));
+  return *this;
+}
+OpTest& OpTest::Attr(const std::string& name, int64_t v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInt;
+  a.i = v;
+  return Attr(a);
+}
+OpTest& OpTest::Attr(const std::string& name, float v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloat;
+  a.f = v;
+  return Attr(a);
+}
+OpTest& OpTest::Attr(const std::string& name, const std::string& v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = v;
+  return Attr(a);
+}
+OpTest& OpTest::Attr(const std::string& name, const std::vector<int64_t>& v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInts;
+  a.ints = v;
+  return Attr(a);
+}
+OpTest& OpTest::Attr(const std::string& name, const std::vector<float>& v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloats;
+  a.floats = v;
+  return Attr(a);
+}
+OpTest& OpTest::Attr(const std::string& name, const std::vector<std::string>& v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kStrings;
+  a.strings = v;
+  return Attr(a);
+}
+OpTest& OpTest::Attr(const std::string& name, const Tensor& v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kTensor;
+  a.t = v;
+  return Attr(a);
+}
+
+OpTest& OpTest::Input(const std::string& name, Value value) {
+  node_.inputs.push_back(name);
+  inputs_.push_back({name, TypeOfValue(value), ""});
+  feeds_.emplace_back(name, std::move(value));
+  return *this;
+}
+OpTest& OpTest::ConstantInput(const std::string& name, const Tensor& value) {
+  node_.inputs.push_back(name);
+  initializers_[name] = value;
+  return *this;
+}
+OpTest& OpTest::OmittedInput() {
+  node_.inputs.push_back("");
+  return *this;
+}
+OpTest& OpTest::Output(const std::string& name, Value expected) {
+  node_.outputs.push_back(name);
+  outputs_.emplace_back(name, std::move(expected));
+  return *this;
+}
+OpTest& OpTest::UncheckedOutput(const std::string& name) {
+  node_.outputs.push_back(name);
+  outputs_.emplace_back(name, std::nullopt);
+  return *this;
+}
+OpTest& OpTest::OmittedOutput() {
+  node_.outputs.push_back("");
+  return *this;
+}
+OpTest& OpTest::Tolerance(double rtol, double atol) {
+  rtol_ = rtol;
+  atol_ = atol;
+  return *this;
+}
+OpTest& OpTest::Providers(std::vector<std::string> providers) {
+  providers_ = std::move(providers);
+  return *this;
+}
+
+Model OpTest::BuildModel() const {
+  Model m;
+  m.ir_version = 10;
+  m.opset_imports.push_back({kOnnxDomain, domain_ == kOnnxDomain ? opset_ : kLatestOpset});
+  if (domain_ != kOnnxDomain) m.opset_imports.push_back({domain_, opset_});
+  m.graph = std::make_shared<Graph>();
+  m.graph->name = "op_test_" + op_type_;
+  m.graph->nodes.push_back(node_);
+  m.graph->inputs = inputs_;
+  m.graph->initializers = initializers_;
+  for (const auto& [name, expected] : outputs_) {
+    ValueInfo vi;
+    vi.name = name;
+    if (expected) vi.type = TypeOfValue(*expected);
+    // Declared output shapes are not checked by the runtime; keep the type only.
+    if (vi.type.is_tensor()) vi.type.shape.reset();
+    m.graph->outputs.push_back(vi);
+  }
+  return m;
+}
+
+void OpTest::Run() {
+  std::vector<Value> cpu_result;
+  for (const auto& provider : providers_) {
+    SCOPED_TRACE("provider " + provider);
+    std::vector<Value> result;
+    Status st = CatchStatus([&] {
+      SessionOptions opts;
+      opts.intra_op_num_threads = 1;
+      Session session(BuildModel(), opts, MakeProviders({provider}));
+      result = session.Run(feeds_);
+    });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_EQ(result.size(), outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (!outputs_[i].second) continue;
+      CompareResult c = CompareValues(result[i], *outputs_[i].second, rtol_, atol_);
+      EXPECT_TRUE(c.match) << "output '" << outputs_[i].first << "': " << c.message;
+      if (provider != "cpu" && !cpu_result.empty()) {
+        CompareResult vs_cpu = CompareValues(result[i], cpu_result[i], rtol_, atol_);
+        EXPECT_TRUE(vs_cpu.match) << "output '" << outputs_[i].first << "' differs from cpu: " << vs_cpu.message;
+      }
+    }
+    if (provider == "cpu") cpu_result = result;
+  }
+}
+
+void OpTest::ExpectFailure(const std::string& substring) {
+  for (const auto& provider : providers_) {
+    SCOPED_TRACE("provider " + provider);
+    Status st = CatchStatus([&] {
+      SessionOptions opts;
+      opts.intra_op_num_threads = 1;
+      Session session(BuildModel(), opts, MakeProviders({provider}));
+      session.Run(feeds_);
+    });
+    ASSERT_FALSE(st.ok()) << "expected a failure containing '" << substring << "'";
+    EXPECT_NE(st.message().find(substring), std::string::npos) << st.ToString();
+  }
+}
+
+}  // namespace tessera::test
