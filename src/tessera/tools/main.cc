@@ -1,1 +1,42 @@
-int main() { return 0; }
+// The `tessera` command-line tool.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "tessera/tools/cli.h"
+
+namespace {
+
+void PrintUsage() {
+  std::printf(
+      "usage: tessera <command> [options]\n\n"
+      "commands:\n"
+      "  run [MODEL] [--input NAME=FILE.pb|FILE.npy ...] [--providers LIST] [--threads N] [--runs R]\n"
+      "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
+      "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
+      "        [--timeout SEC] [--expected FILE] [--skip FILE] [--verbose]\n"
+      "        run ONNX backend test folders and compare outputs with the expected ones\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    PrintUsage();
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  try {
+    if (cmd == "run") return tessera::cli::RunCommand(argc, argv);
+    if (cmd == "conformance") return tessera::cli::ConformanceCommand(argc, argv);
+  } catch (const tessera::Error& e) {
+    std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera %s: internal error: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "tessera: unknown command '%s'\n\n", cmd.c_str());
+  PrintUsage();
+  return 2;
+}

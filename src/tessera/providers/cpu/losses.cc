@@ -1,8 +1,168 @@
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+//
+// Both view the scores as [N, C, D] (D = d1*...*dk, 1 without extra dims) and
+// the targets as [N, D]. SoftmaxCrossEntropyLoss is log-softmax over C followed
+// by the same weighted gather and reduction as NegativeLogLikelihoodLoss.
+#include <cmath>
+#include <limits>
+#include <optional>
+
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
+namespace {
 
-std::vector<KernelRow> LossKernels() { return {}; }
+enum class LossReduction { kNone, kSum, kMean };
+
+LossReduction ParseReduction(const KernelInfo& info) {
+  std::string r = info.attr_string("reduction", "mean");
+  if (r == "none") return LossReduction::kNone;
+  if (r == "sum") return LossReduction::kSum;
+  if (r == "mean") return LossReduction::kMean;
+  info.Fail("reduction must be 'none', 'sum' or 'mean', got '", r, "'");
+}
+
+struct LossGeometry {
+  int64_t n = 0, c = 0, d = 1;
+  Shape loss_shape;  // [N, d1, ..., dk]
+};
+
+LossGeometry CheckShapes(const KernelContext& ctx, const Tensor& scores, const Tensor& target,
+                         const Tensor* weight) {
+  if (scores.rank() < 2) ctx.Fail("input must have shape [N, C, d1, ...], got ", ShapeToString(scores.shape()));
+  LossGeometry g;
+  g.n = scores.dim(0);
+  g.c = scores.dim(1);
+  g.d = SizeFromDim(scores.shape(), 2);
+  g.loss_shape.push_back(g.n);
+  for (int64_t i = 2; i < scores.rank(); ++i) g.loss_shape.push_back(scores.dim(i));
+  if (target.shape() != g.loss_shape)
+    ctx.Fail("target shape ", ShapeToString(target.shape()), " does not match input shape ",
+             ShapeToString(scores.shape()), " (expected ", ShapeToString(g.loss_shape), ")");
+  if (target.dtype() != DataType::kInt32 && target.dtype() != DataType::kInt64)
+    ctx.Fail("target must be int32 or int64, got ", DataTypeName(target.dtype()));
+  if (weight) {
+    if (weight->rank() != 1 || weight->dim(0) != g.c)
+      ctx.Fail("weight must have shape [", g.c, "], got ", ShapeToString(weight->shape()));
+    if (weight->dtype() != scores.dtype()) ctx.Fail("weight type must match the input type");
+  }
+  return g;
+}
+
+// The shared tail: gathers -logp[n, t, d] * w[t], then reduces into output 0.
+// logp(n, c, d) yields the log-probability as double.
+template <typename T, typename LogP>
+void NllCore(KernelContext& ctx, const LossGeometry& g, const Tensor& target, const Tensor* weight,
+             std::optional<int64_t> ignore_index, LossReduction reduction, LogP&& logp) {
+  int64_t count = g.n * g.d;
+  std::vector<double> loss(static_cast<size_t>(count));
+  double weight_sum = 0;
+  const T* w = weight ? weight->data<T>() : nullptr;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t d = 0; d < g.d; ++d) {
+      int64_t i = n * g.d + d;
+      int64_t t = target.GetAsInt64(i);
+      if (ignore_index && t == *ignore_index) {
+        loss[i] = 0;
+        continue;
+      }
+      if (t < 0 || t >= g.c) ctx.Fail("target value ", t, " is out of range [0, ", g.c, ")");
+      double wt = w ? static_cast<double>(Load(w[t])) : 1.0;
+      loss[i] = -logp(n, t, d) * wt;
+      weight_sum += wt;
+    }
+  }
+  if (reduction == LossReduction::kNone) {
+    Tensor& out = ctx.allocate_output(0, DataTypeOf<T>::value, g.loss_shape);
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < count; ++i) o[i] = StoreAs<T>(static_cast<typename Compute<T>::type>(loss[i]));
+    return;
+  }
+  double sum = 0;
+  for (double v : loss) sum += v;
+  double result = reduction == LossReduction::kSum ? sum : sum / weight_sum;
+  Tensor& out = ctx.allocate_output(0, DataTypeOf<T>::value, {});
+  out.data<T>()[0] = StoreAs<T>(static_cast<typename Compute<T>::type>(result));
+}
+
+class NegativeLogLikelihoodLoss final : public OpKernel {
+ public:
+  explicit NegativeLogLikelihoodLoss(const KernelInfo& info) : reduction_(ParseReduction(info)) {
+    if (info.has_attr("ignore_index")) ignore_index_ = info.attr_int("ignore_index");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& target = ctx.input(1);
+    const Tensor* weight = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    LossGeometry g = CheckShapes(ctx, input, target, weight);
+    DispatchFloat(input.dtype(), ctx, [&]<typename T>() {
+      const T* x = input.data<T>();
+      NllCore<T>(ctx, g, target, weight, ignore_index_, reduction_, [&](int64_t n, int64_t c, int64_t d) {
+        return static_cast<double>(Load(x[(n * g.c + c) * g.d + d]));
+      });
+    });
+  }
+
+ private:
+  LossReduction reduction_;
+  std::optional<int64_t> ignore_index_;
+};
+
+class SoftmaxCrossEntropyLoss final : public OpKernel {
+ public:
+  explicit SoftmaxCrossEntropyLoss(const KernelInfo& info) : reduction_(ParseReduction(info)) {
+    if (info.has_attr("ignore_index")) ignore_index_ = info.attr_int("ignore_index");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& scores = ctx.input(0);
+    const Tensor& labels = ctx.input(1);
+    const Tensor* weight = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    LossGeometry g = CheckShapes(ctx, scores, labels, weight);
+    DispatchFloat(scores.dtype(), ctx, [&]<typename T>() {
+      const T* x = scores.data<T>();
+      // log_softmax over the class axis, kept in double.
+      std::vector<double> lp(static_cast<size_t>(scores.numel()));
+      for (int64_t n = 0; n < g.n; ++n) {
+        for (int64_t d = 0; d < g.d; ++d) {
+          int64_t base = n * g.c * g.d + d;
+          double mx = -std::numeric_limits<double>::infinity();
+          for (int64_t c = 0; c < g.c; ++c) mx = std::max(mx, static_cast<double>(Load(x[base + c * g.d])));
+          double sum = 0;
+          for (int64_t c = 0; c < g.c; ++c) sum += std::exp(static_cast<double>(Load(x[base + c * g.d])) - mx);
+          double lse = mx + std::log(sum);
+          for (int64_t c = 0; c < g.c; ++c)
+            lp[base + c * g.d] = static_cast<double>(Load(x[base + c * g.d])) - lse;
+        }
+      }
+      NllCore<T>(ctx, g, labels, weight, ignore_index_, reduction_,
+                 [&](int64_t n, int64_t c, int64_t d) { return lp[(n * g.c + c) * g.d + d]; });
+      if (ctx.output_requested(1)) {
+        Tensor& out = ctx.allocate_output(1, scores.dtype(), scores.shape());
+        T* o = out.data<T>();
+        for (size_t i = 0; i < lp.size(); ++i) o[i] = StoreAs<T>(static_cast<typename Compute<T>::type>(lp[i]));
+      }
+    });
+  }
+
+ private:
+  LossReduction reduction_;
+  std::optional<int64_t> ignore_index_;
+};
+
+}  // namespace
+
+std::vector<KernelRow> LossKernels() {
+  return {
+      {"ai.onnx", "NegativeLogLikelihoodLoss", 12, 12, types::Floats(), Make<NegativeLogLikelihoodLoss>()},
+      {"ai.onnx", "NegativeLogLikelihoodLoss", 13, 21, types::Floats(), Make<NegativeLogLikelihoodLoss>()},
+      {"ai.onnx", "NegativeLogLikelihoodLoss", 22, kMaxOnnxOpset, types::Floats(),
+       Make<NegativeLogLikelihoodLoss>()},
+      {"ai.onnx", "SoftmaxCrossEntropyLoss", 12, 12, types::Floats(), Make<SoftmaxCrossEntropyLoss>()},
+      {"ai.onnx", "SoftmaxCrossEntropyLoss", 13, kMaxOnnxOpset, types::Floats(), Make<SoftmaxCrossEntropyLoss>()},
+  };
+}
 
 }  // namespace tessera::cpu

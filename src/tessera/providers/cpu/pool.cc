@@ -1,8 +1,607 @@
+// Pooling kernels: MaxPool, AveragePool, LpPool, the Global* pools, MaxUnpool
+// and MaxRoiPool. Windowed pools share one N-D geometry: for every spatial dim
+// and output position we precompute the in-bounds input coordinates of the
+// window and the count of window cells inside the padded input; the kernels
+// then walk the cartesian product of those per-dim lists.
+#include <cmath>
+#include <limits>
+#include <numeric>
+
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
+namespace {
 
-std::vector<KernelRow> PoolKernels() { return {}; }
+std::vector<DataType> PoolFloats() { return {DataType::kFloat, DataType::kDouble, DataType::kFloat16}; }
+std::vector<DataType> PoolFloatsBF() {
+  return {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
+}
+
+enum class AutoPad { kNotSet, kValid, kSameUpper, kSameLower };
+
+AutoPad ParseAutoPad(const KernelInfo& info) {
+  std::string s = info.attr_string("auto_pad", "NOTSET");
+  if (s == "NOTSET" || s.empty()) return AutoPad::kNotSet;
+  if (s == "VALID") return AutoPad::kValid;
+  if (s == "SAME_UPPER") return AutoPad::kSameUpper;
+  if (s == "SAME_LOWER") return AutoPad::kSameLower;
+  info.Fail("unknown auto_pad value '", s, "'");
+}
+
+// Attributes shared by the windowed pools.
+struct PoolAttrs {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  AutoPad auto_pad = AutoPad::kNotSet;
+  bool ceil_mode = false;
+
+  void Parse(const KernelInfo& info, bool allow_dilations, bool allow_ceil) {
+    kernel = info.attr_ints("kernel_shape");
+    if (kernel.empty()) info.Fail("kernel_shape must not be empty");
+    size_t r = kernel.size();
+    for (int64_t k : kernel)
+      if (k <= 0) info.Fail("kernel_shape values must be positive");
+    strides = info.attr_ints("strides", std::vector<int64_t>(r, 1));
+    if (strides.empty()) strides.assign(r, 1);
+    dilations = allow_dilations ? info.attr_ints("dilations", std::vector<int64_t>(r, 1)) : std::vector<int64_t>(r, 1);
+    if (dilations.empty()) dilations.assign(r, 1);
+    pads = info.attr_ints("pads", std::vector<int64_t>(2 * r, 0));
+    if (pads.empty()) pads.assign(2 * r, 0);
+    if (strides.size() != r) info.Fail("strides has ", strides.size(), " values, kernel_shape has ", r);
+    if (dilations.size() != r) info.Fail("dilations has ", dilations.size(), " values, kernel_shape has ", r);
+    if (pads.size() != 2 * r) info.Fail("pads has ", pads.size(), " values, expected ", 2 * r);
+    for (int64_t s : strides)
+      if (s <= 0) info.Fail("strides must be positive");
+    for (int64_t d : dilations)
+      if (d <= 0) info.Fail("dilations must be positive");
+    for (int64_t p : pads)
+      if (p < 0) info.Fail("pads must be non-negative");
+    auto_pad = ParseAutoPad(info);
+    ceil_mode = allow_ceil && info.attr_int("ceil_mode", 0) != 0;
+  }
+};
+
+// Per-dim window lists for one concrete input shape.
+struct PoolGeometry {
+  size_t rank = 0;                     // spatial rank
+  Shape in, out;                       // spatial dims
+  std::vector<int64_t> pad_begin, pad_end;
+  // win[d][o] = in-bounds input coordinates of window o along dim d.
+  std::vector<std::vector<std::vector<int64_t>>> win;
+  // padcount[d][o] = window cells inside [-pad_begin, in + pad_end).
+  std::vector<std::vector<int64_t>> padcount;
+};
+
+PoolGeometry MakeGeometry(const PoolAttrs& a, const Shape& x_shape, const KernelContext& ctx) {
+  size_t r = a.kernel.size();
+  if (x_shape.size() != r + 2)
+    ctx.Fail("input of shape ", ShapeToString(x_shape), " does not match kernel_shape of rank ", r,
+             " (expected rank ", r + 2, ")");
+  PoolGeometry g;
+  g.rank = r;
+  g.in.assign(x_shape.begin() + 2, x_shape.end());
+  g.out.resize(r);
+  g.pad_begin.resize(r);
+  g.pad_end.resize(r);
+  g.win.resize(r);
+  g.padcount.resize(r);
+  for (size_t d = 0; d < r; ++d) {
+    int64_t in = g.in[d], k = a.kernel[d], s = a.strides[d], dil = a.dilations[d];
+    int64_t ek = (k - 1) * dil + 1;
+    int64_t pb = a.pads[d], pe = a.pads[d + r], out = 0;
+    switch (a.auto_pad) {
+      case AutoPad::kNotSet: {
+        int64_t span = in + pb + pe - ek;
+        if (span < 0) ctx.Fail("kernel (effective size ", ek, ") is larger than the padded input along spatial dim ", d);
+        if (a.ceil_mode) {
+          out = (span + s - 1) / s + 1;
+          // The last window must start inside the input or the left padding.
+          if ((out - 1) * s >= in + pb) --out;
+        } else {
+          out = span / s + 1;
+        }
+        break;
+      }
+      case AutoPad::kValid:
+        pb = pe = 0;
+        if (in < ek) ctx.Fail("kernel (effective size ", ek, ") is larger than the input along spatial dim ", d);
+        out = (in - ek) / s + 1;
+        break;
+      case AutoPad::kSameUpper:
+      case AutoPad::kSameLower: {
+        out = (in + s - 1) / s;
+        int64_t total = std::max<int64_t>(0, (out - 1) * s + ek - in);
+        if (a.auto_pad == AutoPad::kSameUpper) {
+          pb = total / 2;
+        } else {
+          pb = total - total / 2;
+        }
+        pe = total - pb;
+        break;
+      }
+    }
+    if (out < 0) out = 0;
+    g.out[d] = out;
+    g.pad_begin[d] = pb;
+    g.pad_end[d] = pe;
+    g.win[d].resize(static_cast<size_t>(out));
+    g.padcount[d].resize(static_cast<size_t>(out));
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t start = o * s - pb;
+      auto& list = g.win[d][static_cast<size_t>(o)];
+      int64_t pc = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t p = start + j * dil;
+        if (p >= -pb && p < in + pe) ++pc;
+        if (p >= 0 && p < in) list.push_back(p);
+      }
+      g.padcount[d][static_cast<size_t>(o)] = pc;
+    }
+  }
+  return g;
+}
+
+// Walks every output point of one (n, c) plane. fn(out_flat, lists) where
+// lists[d] is the window list along dim d.
+template <typename Fn>
+void ForEachOutput(const PoolGeometry& g, Fn&& fn) {
+  size_t r = g.rank;
+  int64_t total = 1;
+  for (int64_t o : g.out) total *= o;
+  if (total == 0) return;
+  std::vector<int64_t> oi(r, 0);
+  std::vector<const std::vector<int64_t>*> lists(r);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    for (size_t d = 0; d < r; ++d) lists[d] = &g.win[d][static_cast<size_t>(oi[d])];
+    fn(flat, lists, oi);
+    for (size_t d = r; d-- > 0;) {
+      if (++oi[d] < g.out[d]) break;
+      oi[d] = 0;
+    }
+  }
+}
+
+// Calls visit(offset, coords) for each in-bounds cell of the window, where
+// offset is the row-major offset within the plane.
+template <typename Visit>
+void ForEachCell(const std::vector<const std::vector<int64_t>*>& lists, const std::vector<int64_t>& strides,
+                 std::vector<size_t>& pos, Visit&& visit) {
+  size_t r = lists.size();
+  for (size_t d = 0; d < r; ++d)
+    if (lists[d]->empty()) return;
+  std::fill(pos.begin(), pos.end(), 0);
+  while (true) {
+    int64_t off = 0;
+    for (size_t d = 0; d < r; ++d) off += (*lists[d])[pos[d]] * strides[d];
+    visit(off, pos);
+    size_t d = r;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++pos[d] < lists[d]->size()) break;
+      pos[d] = 0;
+    }
+  }
+}
+
+Shape OutShape(const Shape& x, const PoolGeometry& g) {
+  Shape s = {x[0], x[1]};
+  s.insert(s.end(), g.out.begin(), g.out.end());
+  return s;
+}
+
+template <typename T>
+void DispatchPoolType(DataType dt, const KernelContext& ctx, T&& fn) {
+  switch (dt) {
+    case DataType::kInt8: fn.template operator()<int8_t>(); return;
+    case DataType::kUInt8: fn.template operator()<uint8_t>(); return;
+    default: DispatchFloat(dt, ctx, fn);
+  }
+}
+
+// ---- MaxPool ---------------------------------------------------------------
+class MaxPool final : public OpKernel {
+ public:
+  explicit MaxPool(const KernelInfo& info) {
+    attrs_.Parse(info, info.opset() >= 10, info.opset() >= 10);
+    storage_order_ = info.opset() >= 8 ? info.attr_int("storage_order", 0) : 0;
+    if (storage_order_ != 0 && storage_order_ != 1) info.Fail("storage_order must be 0 or 1");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
+    Shape os = OutShape(x.shape(), g);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
+    bool want_idx = ctx.num_outputs() > 1 && ctx.output_requested(1);
+    int64_t* idx = nullptr;
+    if (want_idx) idx = ctx.allocate_output(1, DataType::kInt64, os).data<int64_t>();
+    int64_t planes = x.dim(0) * x.dim(1);
+    int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
+    std::vector<int64_t> strides = StridesOf(g.in);
+    // Column-major strides for storage_order = 1.
+    std::vector<int64_t> cstrides(g.rank, 1);
+    for (size_t d = 1; d < g.rank; ++d) cstrides[d] = cstrides[d - 1] * g.in[d - 1];
+    const std::vector<int64_t>& istr = storage_order_ ? cstrides : strides;
+    DispatchPoolType(x.dtype(), ctx, [&]<typename T>() {
+      using C = typename Compute<T>::type;
+      const T* xd = x.data<T>();
+      T* yd = y.data<T>();
+      ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
+        std::vector<size_t> pos(g.rank);
+        for (int64_t p = b; p < e; ++p) {
+          const T* xp = xd + p * in_plane;
+          T* yp = yd + p * out_plane;
+          ForEachOutput(g, [&](int64_t o, const auto& lists, const auto&) {
+            C best = std::numeric_limits<C>::lowest();
+            int64_t best_off = -1;
+            ForEachCell(lists, strides, pos, [&](int64_t off, const std::vector<size_t>&) {
+              C v = Load(xp[off]);
+              if (best_off < 0 || v > best || (std::isnan(static_cast<double>(v)) && !std::isnan(static_cast<double>(best)))) {
+                best = v;
+                best_off = off;
+              }
+            });
+            yp[o] = StoreAs<T>(best);
+            if (idx) {
+              int64_t io = 0;
+              if (best_off >= 0) {
+                // Recover coordinates of best_off and re-linearize in the requested order.
+                int64_t rem = best_off;
+                for (size_t d = 0; d < g.rank; ++d) {
+                  int64_t c = rem / strides[d];
+                  rem %= strides[d];
+                  io += c * istr[d];
+                }
+              }
+              idx[p * out_plane + o] = p * in_plane + io;
+            }
+          });
+        }
+      });
+    });
+  }
+
+ private:
+  PoolAttrs attrs_;
+  int64_t storage_order_ = 0;
+};
+
+// ---- AveragePool / LpPool --------------------------------------------------
+class AveragePool final : public OpKernel {
+ public:
+  explicit AveragePool(const KernelInfo& info) {
+    attrs_.Parse(info, info.opset() >= 19, info.opset() >= 10);
+    count_include_pad_ = info.opset() >= 7 && info.attr_int("count_include_pad", 0) != 0;
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
+    Shape os = OutShape(x.shape(), g);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
+    int64_t planes = x.dim(0) * x.dim(1);
+    int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
+    std::vector<int64_t> strides = StridesOf(g.in);
+    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+      using C = typename Compute<T>::type;
+      const T* xd = x.data<T>();
+      T* yd = y.data<T>();
+      ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
+        std::vector<size_t> pos(g.rank);
+        for (int64_t p = b; p < e; ++p) {
+          const T* xp = xd + p * in_plane;
+          T* yp = yd + p * out_plane;
+          ForEachOutput(g, [&](int64_t o, const auto& lists, const std::vector<int64_t>& oi) {
+            C sum = 0;
+            ForEachCell(lists, strides, pos, [&](int64_t off, const std::vector<size_t>&) { sum += Load(xp[off]); });
+            int64_t count = 1;
+            for (size_t d = 0; d < g.rank; ++d)
+              count *= count_include_pad_ ? g.padcount[d][static_cast<size_t>(oi[d])]
+                                          : static_cast<int64_t>(lists[d]->size());
+            yp[o] = StoreAs<T>(count > 0 ? sum / static_cast<C>(count) : C(0));
+          });
+        }
+      });
+    });
+  }
+
+ private:
+  PoolAttrs attrs_;
+  bool count_include_pad_ = false;
+};
+
+float ReadP(const KernelInfo& info) {
+  const Attribute* a = info.node().FindAttribute("p");
+  if (!a) return 2.0f;
+  if (a->type == AttributeType::kFloat) return info.attr_float("p");
+  return static_cast<float>(info.attr_int("p"));
+}
+
+template <typename C>
+C LpFinish(C sum, float p) {
+  if (p == 2.0f) return std::sqrt(sum);
+  if (p == 1.0f) return sum;
+  return static_cast<C>(std::pow(static_cast<double>(sum), 1.0 / p));
+}
+template <typename C>
+C LpTerm(C v, float p) {
+  if (p == 2.0f) return v * v;
+  if (p == 1.0f) return std::abs(v);
+  return static_cast<C>(std::pow(std::abs(static_cast<double>(v)), static_cast<double>(p)));
+}
+
+class LpPool final : public OpKernel {
+ public:
+  explicit LpPool(const KernelInfo& info) {
+    attrs_.Parse(info, info.opset() >= 18, info.opset() >= 18);
+    p_ = ReadP(info);
+    if (!(p_ > 0)) info.Fail("p must be positive");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
+    Shape os = OutShape(x.shape(), g);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
+    int64_t planes = x.dim(0) * x.dim(1);
+    int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
+    std::vector<int64_t> strides = StridesOf(g.in);
+    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+      using C = typename Compute<T>::type;
+      const T* xd = x.data<T>();
+      T* yd = y.data<T>();
+      ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
+        std::vector<size_t> pos(g.rank);
+        for (int64_t p = b; p < e; ++p) {
+          const T* xp = xd + p * in_plane;
+          T* yp = yd + p * out_plane;
+          ForEachOutput(g, [&](int64_t o, const auto& lists, const auto&) {
+            C sum = 0;
+            ForEachCell(lists, strides, pos, [&](int64_t off, const std::vector<size_t>&) {
+              sum += LpTerm<C>(Load(xp[off]), p_);
+            });
+            yp[o] = StoreAs<T>(LpFinish<C>(sum, p_));
+          });
+        }
+      });
+    });
+  }
+
+ private:
+  PoolAttrs attrs_;
+  float p_ = 2.0f;
+};
+
+// ---- Global pools ------------------------------------------------------------
+enum class GlobalKind { kAverage, kMax, kLp };
+
+class GlobalPool final : public OpKernel {
+ public:
+  GlobalPool(const KernelInfo& info, GlobalKind kind) : kind_(kind) {
+    if (kind == GlobalKind::kLp) {
+      p_ = ReadP(info);
+      if (!(p_ > 0)) info.Fail("p must be positive");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() < 2) ctx.Fail("input must have rank >= 2 (N, C, ...), got ", ShapeToString(x.shape()));
+    Shape os = {x.dim(0), x.dim(1)};
+    for (int64_t i = 2; i < x.rank(); ++i) os.push_back(1);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
+    int64_t planes = x.dim(0) * x.dim(1);
+    int64_t plane = SizeFromDim(x.shape(), 2);
+    if (kind_ == GlobalKind::kMax && plane == 0 && planes > 0) ctx.Fail("GlobalMaxPool over an empty spatial extent");
+    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+      using C = typename Compute<T>::type;
+      const T* xd = x.data<T>();
+      T* yd = y.data<T>();
+      ParallelFor(ctx.thread_pool(), planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)),
+                  [&](int64_t b, int64_t e) {
+                    for (int64_t p = b; p < e; ++p) {
+                      const T* xp = xd + p * plane;
+                      C acc;
+                      if (kind_ == GlobalKind::kMax) {
+                        acc = Load(xp[0]);
+                        for (int64_t i = 1; i < plane; ++i) {
+                          C v = Load(xp[i]);
+                          if (v > acc || std::isnan(static_cast<double>(v))) acc = v;
+                        }
+                      } else if (kind_ == GlobalKind::kAverage) {
+                        acc = 0;
+                        for (int64_t i = 0; i < plane; ++i) acc += Load(xp[i]);
+                        acc = plane > 0 ? acc / static_cast<C>(plane) : C(0);
+                      } else {
+                        acc = 0;
+                        for (int64_t i = 0; i < plane; ++i) acc += LpTerm<C>(Load(xp[i]), p_);
+                        acc = LpFinish<C>(acc, p_);
+                      }
+                      yd[p] = StoreAs<T>(acc);
+                    }
+                  });
+    });
+  }
+
+ private:
+  GlobalKind kind_;
+  float p_ = 2.0f;
+};
+
+class GlobalAveragePool final : public OpKernel {
+ public:
+  explicit GlobalAveragePool(const KernelInfo& info) : impl_(info, GlobalKind::kAverage) {}
+  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
+
+ private:
+  GlobalPool impl_;
+};
+class GlobalMaxPool final : public OpKernel {
+ public:
+  explicit GlobalMaxPool(const KernelInfo& info) : impl_(info, GlobalKind::kMax) {}
+  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
+
+ private:
+  GlobalPool impl_;
+};
+class GlobalLpPool final : public OpKernel {
+ public:
+  explicit GlobalLpPool(const KernelInfo& info) : impl_(info, GlobalKind::kLp) {}
+  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
+
+ private:
+  GlobalPool impl_;
+};
+
+// ---- MaxUnpool -----------------------------------------------------------------
+class MaxUnpool final : public OpKernel {
+ public:
+  explicit MaxUnpool(const KernelInfo& info) {
+    kernel_ = info.attr_ints("kernel_shape");
+    size_t r = kernel_.size();
+    if (r == 0) info.Fail("kernel_shape must not be empty");
+    strides_ = info.attr_ints("strides", std::vector<int64_t>(r, 1));
+    if (strides_.empty()) strides_.assign(r, 1);
+    pads_ = info.attr_ints("pads", std::vector<int64_t>(2 * r, 0));
+    if (pads_.empty()) pads_.assign(2 * r, 0);
+    if (strides_.size() != r || pads_.size() != 2 * r) info.Fail("strides/pads do not match kernel_shape rank ", r);
+    for (int64_t s : strides_)
+      if (s <= 0) info.Fail("strides must be positive");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& ind = ctx.input(1);
+    size_t r = kernel_.size();
+    if (x.rank() != static_cast<int64_t>(r) + 2)
+      ctx.Fail("input of shape ", ShapeToString(x.shape()), " does not match kernel_shape rank ", r);
+    if (ind.shape() != x.shape())
+      ctx.Fail("indices shape ", ShapeToString(ind.shape()), " differs from X shape ", ShapeToString(x.shape()));
+    if (ind.dtype() != DataType::kInt64) ctx.Fail("indices must be int64");
+    Shape os = {x.dim(0), x.dim(1)};
+    for (size_t d = 0; d < r; ++d) {
+      int64_t o = (x.dim(static_cast<int64_t>(d) + 2) - 1) * strides_[d] + kernel_[d] - pads_[d] - pads_[d + r];
+      os.push_back(std::max<int64_t>(o, 0));
+    }
+    if (ctx.has_input(2)) {
+      std::vector<int64_t> given = ReadInts(ctx.input(2));
+      if (given.size() != os.size()) ctx.Fail("output_shape has ", given.size(), " values, expected ", os.size());
+      for (size_t d = 0; d < given.size(); ++d) {
+        if (given[d] < 0) ctx.Fail("output_shape values must be non-negative");
+        if (d < 2 && given[d] != os[d]) ctx.Fail("output_shape batch/channel dims must match the input");
+        if (d >= 2 && given[d] < os[d])
+          ctx.Fail("output_shape dim ", d, " (", given[d], ") is smaller than the inferred size ", os[d]);
+      }
+      os = given;
+    }
+    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
+    std::memset(y.raw_data(), 0, y.nbytes());
+    int64_t total = y.numel();
+    const int64_t* id = ind.data<int64_t>();
+    int64_t n = x.numel();
+    // Indices are flat over the whole output; each (n, c) plane writes only its own plane.
+    int64_t out_plane = SizeFromDim(os, 2);
+    int64_t in_plane = SizeFromDim(x.shape(), 2);
+    for (int64_t i = 0; i < n; ++i)
+      if (id[i] < 0 || id[i] >= total) ctx.Fail("index ", id[i], " is out of range for an output of ", total, " elements");
+    (void)out_plane;
+    (void)in_plane;
+    size_t es = ElementSize(x);
+    const char* xs = static_cast<const char*>(x.raw_data());
+    char* ys = static_cast<char*>(y.raw_data());
+    for (int64_t i = 0; i < n; ++i) std::memcpy(ys + id[i] * es, xs + i * es, es);
+  }
+
+ private:
+  std::vector<int64_t> kernel_, strides_, pads_;
+};
+
+// ---- MaxRoiPool ------------------------------------------------------------------
+class MaxRoiPool final : public OpKernel {
+ public:
+  explicit MaxRoiPool(const KernelInfo& info) {
+    pooled_ = info.attr_ints("pooled_shape");
+    if (pooled_.size() != 2 || pooled_[0] <= 0 || pooled_[1] <= 0)
+      info.Fail("pooled_shape must hold two positive values");
+    scale_ = info.attr_float("spatial_scale", 1.0f);
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& rois = ctx.input(1);
+    if (x.rank() != 4) ctx.Fail("X must be 4-D, got ", ShapeToString(x.shape()));
+    if (rois.rank() != 2 || rois.dim(1) != 5) ctx.Fail("rois must have shape [num_rois, 5], got ", ShapeToString(rois.shape()));
+    if (rois.dtype() != x.dtype()) ctx.Fail("rois must have the same type as X");
+    int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), R = rois.dim(0);
+    int64_t PH = pooled_[0], PW = pooled_[1];
+    Tensor& y = ctx.allocate_output(0, x.dtype(), {R, C, PH, PW});
+    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+      using CT = typename Compute<T>::type;
+      const T* xd = x.data<T>();
+      const T* rd = rois.data<T>();
+      T* yd = y.data<T>();
+      for (int64_t r = 0; r < R; ++r) {
+        const T* roi = rd + r * 5;
+        double bidx = static_cast<double>(Load(roi[0]));
+        if (!(bidx >= 0 && bidx < static_cast<double>(N))) ctx.Fail("roi ", r, " has batch index out of range");
+        int64_t b = static_cast<int64_t>(bidx);
+        int64_t x1 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[1])) * scale_));
+        int64_t y1 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[2])) * scale_));
+        int64_t x2 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[3])) * scale_));
+        int64_t y2 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[4])) * scale_));
+        int64_t rh = std::max<int64_t>(y2 - y1 + 1, 1), rw = std::max<int64_t>(x2 - x1 + 1, 1);
+        double bh = static_cast<double>(rh) / static_cast<double>(PH), bw = static_cast<double>(rw) / static_cast<double>(PW);
+        for (int64_t c = 0; c < C; ++c) {
+          const T* xp = xd + (b * C + c) * H * W;
+          T* yp = yd + (r * C + c) * PH * PW;
+          for (int64_t ph = 0; ph < PH; ++ph) {
+            int64_t hs = std::clamp<int64_t>(static_cast<int64_t>(std::floor(ph * bh)) + y1, 0, H);
+            int64_t he = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((ph + 1) * bh)) + y1, 0, H);
+            for (int64_t pw = 0; pw < PW; ++pw) {
+              int64_t ws = std::clamp<int64_t>(static_cast<int64_t>(std::floor(pw * bw)) + x1, 0, W);
+              int64_t we = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((pw + 1) * bw)) + x1, 0, W);
+              bool empty = he <= hs || we <= ws;
+              CT best = std::numeric_limits<CT>::lowest();
+              for (int64_t h = hs; h < he; ++h)
+                for (int64_t w = ws; w < we; ++w) best = std::max<CT>(best, Load(xp[h * W + w]));
+              yp[ph * PW + pw] = StoreAs<T>(empty ? CT(0) : best);
+            }
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  std::vector<int64_t> pooled_;
+  float scale_ = 1.0f;
+};
+
+}  // namespace
+
+std::vector<KernelRow> PoolKernels() {
+  std::vector<DataType> max12 = types::Join(PoolFloats(), {DataType::kInt8, DataType::kUInt8});
+  std::vector<DataType> max22 = types::Join(PoolFloatsBF(), {DataType::kInt8, DataType::kUInt8});
+  return {
+      {"ai.onnx", "MaxPool", 1, 11, PoolFloats(), Make<MaxPool>()},
+      {"ai.onnx", "MaxPool", 12, 21, max12, Make<MaxPool>()},
+      {"ai.onnx", "MaxPool", 22, kMaxOnnxOpset, max22, Make<MaxPool>()},
+      {"ai.onnx", "AveragePool", 1, 21, PoolFloats(), Make<AveragePool>()},
+      {"ai.onnx", "AveragePool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<AveragePool>()},
+      {"ai.onnx", "LpPool", 1, 21, PoolFloats(), Make<LpPool>()},
+      {"ai.onnx", "LpPool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<LpPool>()},
+      {"ai.onnx", "GlobalAveragePool", 1, 21, PoolFloats(), Make<GlobalAveragePool>()},
+      {"ai.onnx", "GlobalAveragePool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<GlobalAveragePool>()},
+      {"ai.onnx", "GlobalMaxPool", 1, 21, PoolFloats(), Make<GlobalMaxPool>()},
+      {"ai.onnx", "GlobalMaxPool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<GlobalMaxPool>()},
+      {"ai.onnx", "GlobalLpPool", 1, 21, PoolFloats(), Make<GlobalLpPool>()},
+      {"ai.onnx", "GlobalLpPool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<GlobalLpPool>()},
+      {"ai.onnx", "MaxUnpool", 9, 21, PoolFloats(), Make<MaxUnpool>()},
+      {"ai.onnx", "MaxUnpool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<MaxUnpool>()},
+      {"ai.onnx", "MaxRoiPool", 1, 21, PoolFloats(), Make<MaxRoiPool>()},
+      {"ai.onnx", "MaxRoiPool", 22, kMaxOnnxOpset, PoolFloatsBF(), Make<MaxRoiPool>()},
+  };
+}
 
 }  // namespace tessera::cpu

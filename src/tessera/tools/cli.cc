@@ -1,0 +1,149 @@
+#include "tessera/tools/cli.h"
+
+#include <cstdio>
+#include <random>
+#include <sstream>
+
+#include "tessera/base/half.h"
+#include "tessera/format/model_loader.h"
+#include "tessera/format/npy.h"
+#include "tessera/ir/tensor_compare.h"
+
+namespace tessera::cli {
+
+std::string Args::get(const std::string& name, const std::string& default_value) const {
+  auto it = options.find(name);
+  return it == options.end() ? default_value : it->second;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  std::vector<std::string> out;
+  auto [b, e] = options.equal_range(name);
+  for (auto it = b; it != e; ++it) out.push_back(it->second);
+  return out;
+}
+
+int Args::get_int(const std::string& name, int default_value) const {
+  if (!has(name)) return default_value;
+  std::string v = get(name);
+  char* end = nullptr;
+  long r = std::strtol(v.c_str(), &end, 10);
+  if (end == v.c_str() || *end != '\0') TS_THROW(kInvalidArgument, "--", name, " expects a number, got '", v, "'");
+  return static_cast<int>(r);
+}
+
+Args ParseArgs(int argc, char** argv, int first, const std::vector<std::string>& flags) {
+  Args args;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) == 0 && a.size() > 2) {
+      std::string name = a.substr(2), value;
+      size_t eq = name.find('=');
+      bool is_flag = false;
+      for (const auto& f : flags) is_flag |= (f == name);
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      } else if (!is_flag) {
+        if (i + 1 >= argc) TS_THROW(kInvalidArgument, "option --", name, " needs a value");
+        value = argv[++i];
+      }
+      args.options.emplace(name, value);
+    } else {
+      args.positional.push_back(a);
+    }
+  }
+  return args;
+}
+
+std::vector<std::string> SplitList(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+Value MakeDefaultInput(const ValueInfo& info, uint64_t seed) {
+  if (!info.type.is_tensor())
+    TS_THROW(kInvalidArgument, "input '", info.name, "' is a ", info.type.TypeString(),
+             "; give it with --input NAME=FILE.pb");
+  Shape shape;
+  if (info.type.shape)
+    for (const Dim& d : *info.type.shape) shape.push_back(d.known() ? d.value : 1);
+  Tensor t(info.type.elem_type, shape);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    switch (t.dtype()) {
+      case DataType::kFloat: t.data<float>()[i] = uni(rng); break;
+      case DataType::kDouble: t.data<double>()[i] = uni(rng); break;
+      case DataType::kFloat16: t.data<uint16_t>()[i] = FloatToHalf(uni(rng)); break;
+      case DataType::kBFloat16: t.data<uint16_t>()[i] = FloatToBFloat16(uni(rng)); break;
+      case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(rng() % 100); break;
+      case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(rng() % 100); break;
+      case DataType::kBool: t.data<bool>()[i] = (rng() & 1) != 0; break;
+      case DataType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(rng()); break;
+      case DataType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(rng()); break;
+      default:
+        TS_THROW(kNotImplemented, "cannot make a default value for input '", info.name, "' of type ",
+                 info.type.TypeString(), "; give it with --input NAME=FILE");
+    }
+  }
+  return Value(t);
+}
+
+Value LoadInputFile(const std::string& path, const TypeInfo& expected) {
+  if (path.size() > 4 && path.substr(path.size() - 4) == ".npy") return Value(LoadNpyFile(path));
+  return LoadValueFile(path, expected);
+}
+
+std::string DescribeValue(const Value& v, int count) {
+  if (!v.is_tensor()) return v.Describe();
+  const Tensor& t = v.tensor();
+  std::ostringstream os;
+  os << t.Describe() << " = [";
+  int64_t n = std::min<int64_t>(t.numel(), count);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) os << ", ";
+    if (t.dtype() == DataType::kString) os << '"' << t.data<std::string>()[i] << '"';
+    else if (IsFloatingPoint(t.dtype())) os << ElementAsDouble(t, i);
+    else if (t.dtype() == DataType::kComplex64 || t.dtype() == DataType::kComplex128) os << "(complex)";
+    else if (IsSubByte(t.dtype())) os << "(packed)";
+    else os << t.GetAsInt64(i);
+  }
+  if (t.numel() > n) os << ", ...";
+  os << "]";
+  return os.str();
+}
+
+}  // namespace tessera::cli
