@@ -39,7 +39,9 @@ float E8M0ToFloat(uint8_t bits) {
   return std::ldexp(1.0f, static_cast<int>(bits) - 127);
 }
 
-uint8_t FloatToE8M0(float value, bool saturate, const char* round_mode) {
+// e8m0 holds 2^(code-127) for codes 0..254, 0xff is NaN. The sign is ignored
+// (negative inputs are undefined in the spec).
+uint8_t FloatToE8M0(float value, bool saturate, E8M0Rounding mode) {
   uint32_t u;
   std::memcpy(&u, &value, 4);
   uint32_t exp = (u >> 23) & 0xff;
@@ -48,24 +50,42 @@ uint8_t FloatToE8M0(float value, bool saturate, const char* round_mode) {
     if (man != 0) return 0xff;  // NaN
     return saturate ? 0xfe : 0xff;
   }
-  std::string mode = round_mode ? round_mode : "up";
+  if (exp == 0 && man == 0) return saturate ? 0x00 : 0xff;  // zero is below E8M0_MIN
   uint32_t e = exp;
   if (exp == 0) {
-    // float32 subnormal: below 2^-126; e8m0 0x00 is 2^-127.
-    if (mode == "up" && man > 0x400000) e = 1;
-    else if (mode == "nearest" && man > 0x600000) e = 1;
+    // float32 subnormal: man * 2^-149, below 2^-126. Code 0 is 2^-127 (man
+    // 0x400000), code 1 is 2^-126.
+    if (!saturate && man < 0x400000) return 0xff;
+    switch (mode) {
+      case E8M0Rounding::kUp: e = man > 0x400000 ? 1 : 0; break;
+      case E8M0Rounding::kDown: e = 0; break;
+      case E8M0Rounding::kNearest: e = man >= 0x600000 ? 1 : 0; break;
+    }
     return static_cast<uint8_t>(e);
   }
-  if (mode == "up") {
-    if (man != 0) ++e;
-  } else if (mode == "nearest") {
-    if (man > 0x400000 || (man == 0x400000 && (e & 1))) ++e;
+  switch (mode) {
+    case E8M0Rounding::kUp:
+      if (man != 0) ++e;
+      break;
+    case E8M0Rounding::kDown: break;
+    case E8M0Rounding::kNearest:
+      if (man >= 0x400000) ++e;  // ties round up
+      break;
   }
   if (e >= 0xff) return saturate ? 0xfe : 0xff;
   return static_cast<uint8_t>(e);
 }
 
 }  // namespace
+
+bool ParseE8M0Rounding(const char* name, E8M0Rounding* out) {
+  if (name == nullptr) return false;
+  if (std::strcmp(name, "up") == 0) *out = E8M0Rounding::kUp;
+  else if (std::strcmp(name, "down") == 0) *out = E8M0Rounding::kDown;
+  else if (std::strcmp(name, "nearest") == 0) *out = E8M0Rounding::kNearest;
+  else return false;
+  return true;
+}
 
 float Float8ToFloat(DataType type, uint8_t bits) {
   if (type == DataType::kFloat8E8M0) return E8M0ToFloat(bits);
@@ -90,12 +110,19 @@ float Float8ToFloat(DataType type, uint8_t bits) {
 }
 
 uint8_t FloatToFloat8(DataType type, float value, bool saturate, const char* round_mode) {
+  E8M0Rounding mode = E8M0Rounding::kUp;
+  ParseE8M0Rounding(round_mode, &mode);
+  return FloatToFloat8(type, value, saturate, mode);
+}
+
+uint8_t FloatToFloat8(DataType type, float value, bool saturate, E8M0Rounding round_mode) {
   if (type == DataType::kFloat8E8M0) return FloatToE8M0(value, saturate, round_mode);
   Float8Format f = FormatOf(type);
   uint8_t sign = std::signbit(value) ? 0x80 : 0;
   if (std::isnan(value)) return NanBits(type, sign);
+  const uint8_t max_bits = type == DataType::kFloat8E4M3FN ? 0x7e : type == DataType::kFloat8E5M2 ? 0x7b : 0x7f;
   if (std::isinf(value)) {
-    if (saturate) return static_cast<uint8_t>((f.unsigned_zero_nan ? sign : sign) | FloatToFloat8(type, f.max_finite, true));
+    if (saturate) return static_cast<uint8_t>(sign | max_bits);
     if (f.has_inf) return static_cast<uint8_t>(sign | 0x7c);
     return NanBits(type, sign);
   }
@@ -107,12 +134,16 @@ uint8_t FloatToFloat8(DataType type, float value, bool saturate, const char* rou
   int min_normal_exp = 1 - f.bias;
   int quantum_exp = (e_unbiased < min_normal_exp ? min_normal_exp : e_unbiased) - f.man_bits;
   double scaled = std::ldexp(a, -quantum_exp);
-  double k = std::nearbyint(scaled);  // default rounding mode: nearest, ties to even
+  // Round half to even, independent of the FP environment's rounding mode.
+  double fl = std::floor(scaled);
+  double rem = scaled - fl;
+  double k = fl;
+  if (rem > 0.5 || (rem == 0.5 && std::fmod(fl, 2.0) != 0)) k = fl + 1;
   double rounded = std::ldexp(k, quantum_exp);
   if (rounded > f.max_finite) {
-    if (saturate) rounded = f.max_finite;
-    else if (f.has_inf) return static_cast<uint8_t>(sign | 0x7c);
-    else return NanBits(type, sign);
+    if (saturate) return static_cast<uint8_t>(sign | max_bits);
+    if (f.has_inf) return static_cast<uint8_t>(sign | 0x7c);
+    return NanBits(type, sign);
   }
   if (rounded == 0) return f.unsigned_zero_nan ? 0 : sign;
   int rexp;
@@ -136,10 +167,11 @@ float Float4E2M1ToFloat(uint8_t nibble) {
 }
 
 uint8_t FloatToFloat4E2M1(float value, bool saturate) {
+  (void)saturate;  // float4e2m1 has no inf/NaN: out-of-range values always clamp
+  if (std::isnan(value)) return 0x8;
   uint8_t sign = std::signbit(value) ? 8 : 0;
-  if (std::isnan(value)) return static_cast<uint8_t>(sign | 7);
   double a = std::fabs(static_cast<double>(value));
-  if (std::isinf(value) || a >= 6.0) return static_cast<uint8_t>(sign | 7);
+  if (a >= 6.0) return static_cast<uint8_t>(sign | 7);
   // Representable magnitudes: 0, .5, 1, 1.5, 2, 3, 4, 6 (codes 0..7).
   static const double kValues[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
   int best = 0;
@@ -156,8 +188,21 @@ uint8_t FloatToFloat4E2M1(float value, bool saturate) {
     }
     break;
   }
-  (void)saturate;
   return static_cast<uint8_t>(sign | best);
+}
+
+float DoubleToFloatRoundToOdd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || std::isinf(f) || static_cast<double>(f) == d) return f;
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 1u) == 0) {
+    // f is the even neighbour; the odd one lies between f and d.
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --u;
+    else ++u;
+  }
+  std::memcpy(&f, &u, 4);
+  return f;
 }
 
 }  // namespace tessera

@@ -14,10 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The model bundled in the repository (models/default/tiny_cnn.onnx), found
+// The model bundled in the repository (models/default/model.onnx), found
 // next to the binary's build tree or at the source path compiled in.
 std::string DefaultModelPath() {
-  const char* rel = "models/default/tiny_cnn.onnx";
+  const char* rel = "models/default/model.onnx";
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {

@@ -259,17 +259,16 @@ inline Shape ResolveBinaryShapes(const Tensor& a, const Tensor& b, const LegacyB
   return BroadcastShapes({a.shape(), b.shape()}, ctx);
 }
 
-// One row per listed version: [v_i, v_{i+1} - 1], the last one up to
-// kMaxOnnxOpset.
+// One row per listed version: [v_i, v_{i+1} - 1], the last one up to `until`.
 struct VersionTypes {
   int64_t since;
   std::vector<DataType> types;
 };
 inline void AddRows(std::vector<KernelRow>& rows, const char* op, std::initializer_list<VersionTypes> versions,
-                    const KernelFactory& factory) {
+                    const KernelFactory& factory, int64_t until = kMaxOnnxOpset) {
   std::vector<VersionTypes> v(versions);
   for (size_t i = 0; i < v.size(); ++i) {
-    int64_t last = i + 1 < v.size() ? v[i + 1].since - 1 : kMaxOnnxOpset;
+    int64_t last = i + 1 < v.size() ? v[i + 1].since - 1 : until;
     rows.push_back(KernelRow{"ai.onnx", op, v[i].since, last, v[i].types, factory});
   }
 }

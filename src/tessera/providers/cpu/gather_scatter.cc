@@ -1,8 +1,879 @@
+// Indexing kernels: Gather, GatherElements, GatherND, Scatter, ScatterElements,
+// ScatterND, TensorScatter, OneHot, NonZero, TopK, CumSum, CumProd, Unique.
+//
+// Data-movement kernels copy elements generically: they dispatch on the
+// element's storage size (1/2/4/8/16 bytes) or std::string, so every element
+// type the spec allows (float8, complex, bool, strings...) shares one path.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
+namespace {
 
-std::vector<KernelRow> IndexingKernels() { return {}; }
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// Calls fn.template operator()<S>() with S a storage type of the element's size.
+template <typename Fn>
+void DispatchCopy(DataType dt, const KernelContext& ctx, Fn&& fn) {
+  if (dt == DataType::kString) {
+    fn.template operator()<std::string>();
+    return;
+  }
+  switch (ElementBits(dt)) {
+    case 8: fn.template operator()<uint8_t>(); return;
+    case 16: fn.template operator()<uint16_t>(); return;
+    case 32: fn.template operator()<uint32_t>(); return;
+    case 64: fn.template operator()<uint64_t>(); return;
+    case 128: fn.template operator()<Bytes16>(); return;
+    default: ctx.Fail("element type ", DataTypeName(dt), " is not supported");
+  }
+}
+
+template <typename S>
+inline void CopyN(S* dst, const S* src, int64_t n) {
+  if constexpr (std::is_same_v<S, std::string>)
+    std::copy(src, src + n, dst);
+  else if (n > 0)
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(S));
+}
+
+template <typename Fn>
+void DispatchIndex(const Tensor& t, const KernelContext& ctx, const char* what, Fn&& fn) {
+  switch (t.dtype()) {
+    case DataType::kInt32: fn.template operator()<int32_t>(); return;
+    case DataType::kInt64: fn.template operator()<int64_t>(); return;
+    default: ctx.Fail(what, " must be int32 or int64, got ", DataTypeName(t.dtype()));
+  }
+}
+
+// Reads all indices, wraps negatives by `n` and checks the range [-n, n).
+std::vector<int64_t> ReadIndices(const Tensor& t, int64_t n, const KernelContext& ctx, const char* what) {
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  DispatchIndex(t, ctx, what, [&]<typename I>() {
+    const I* p = t.data<I>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      int64_t v = static_cast<int64_t>(p[i]);
+      if (v < -n || v >= n) ctx.Fail(what, " value ", v, " is out of range [", -n, ", ", n - 1, "]");
+      out[static_cast<size_t>(i)] = v < 0 ? v + n : v;
+    }
+  });
+  return out;
+}
+
+// Numeric + bool dispatch for kernels that compute on values.
+template <typename Fn>
+void DispatchNumericBool(DataType dt, const KernelContext& ctx, Fn&& fn) {
+  if (dt == DataType::kBool) {
+    fn.template operator()<bool>();
+    return;
+  }
+  DispatchNumeric(dt, ctx, fn);
+}
+
+// ---- Gather ------------------------------------------------------------------
+
+class Gather final : public OpKernel {
+ public:
+  explicit Gather(const KernelInfo& info) : axis_(info.attr_int("axis", 0)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    int64_t rank = data.rank();
+    if (rank == 0) ctx.Fail("data must have rank >= 1");
+    int64_t axis = NormalizeAxis(axis_, rank, ctx);
+    const Shape& ds = data.shape();
+    int64_t n = ds[static_cast<size_t>(axis)];
+    Shape out_shape(ds.begin(), ds.begin() + axis);
+    out_shape.insert(out_shape.end(), indices.shape().begin(), indices.shape().end());
+    out_shape.insert(out_shape.end(), ds.begin() + axis + 1, ds.end());
+    std::vector<int64_t> idx = ReadIndices(indices, n, ctx, "indices");
+    Tensor& out = ctx.allocate_output(0, data.dtype(), out_shape);
+    if (out.numel() == 0) return;
+    int64_t outer = SizeToDim(ds, static_cast<size_t>(axis));
+    int64_t inner = SizeFromDim(ds, static_cast<size_t>(axis) + 1);
+    int64_t m = static_cast<int64_t>(idx.size());
+    DispatchCopy(data.dtype(), ctx, [&]<typename S>() {
+      const S* src = data.data<S>();
+      S* dst = out.data<S>();
+      int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
+      ParallelFor(ctx.thread_pool(), outer * m, grain, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          int64_t o = r / m, i = r % m;
+          CopyN(dst + r * inner, src + (o * n + idx[static_cast<size_t>(i)]) * inner, inner);
+        }
+      });
+    });
+  }
+
+ private:
+  int64_t axis_;
+};
+
+// ---- GatherElements -----------------------------------------------------------
+
+// Iterates the coordinates of `shape` in row-major order.
+struct Odometer {
+  explicit Odometer(const Shape& s) : shape(s), idx(s.size(), 0) {}
+  void Next() {
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) return;
+      idx[d] = 0;
+    }
+  }
+  const Shape& shape;
+  std::vector<int64_t> idx;
+};
+
+class GatherElements final : public OpKernel {
+ public:
+  explicit GatherElements(const KernelInfo& info) : axis_(info.attr_int("axis", 0)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    int64_t rank = data.rank();
+    if (rank == 0) ctx.Fail("data must have rank >= 1");
+    if (indices.rank() != rank)
+      ctx.Fail("indices rank ", indices.rank(), " must equal data rank ", rank);
+    int64_t axis = NormalizeAxis(axis_, rank, ctx);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && indices.dim(d) > data.dim(d))
+        ctx.Fail("indices shape ", ShapeToString(indices.shape()), " exceeds data shape ",
+                 ShapeToString(data.shape()), " at dim ", d);
+    std::vector<int64_t> idx = ReadIndices(indices, data.dim(axis), ctx, "indices");
+    Tensor& out = ctx.allocate_output(0, data.dtype(), indices.shape());
+    if (out.numel() == 0) return;
+    std::vector<int64_t> strides = StridesOf(data.shape());
+    DispatchCopy(data.dtype(), ctx, [&]<typename S>() {
+      const S* src = data.data<S>();
+      S* dst = out.data<S>();
+      Odometer od(indices.shape());
+      for (int64_t i = 0; i < out.numel(); ++i, od.Next()) {
+        int64_t off = 0;
+        for (int64_t d = 0; d < rank; ++d)
+          off += (d == axis ? idx[static_cast<size_t>(i)] : od.idx[static_cast<size_t>(d)]) *
+                 strides[static_cast<size_t>(d)];
+        dst[i] = src[off];
+      }
+    });
+  }
+
+ private:
+  int64_t axis_;
+};
+
+// ---- GatherND -------------------------------------------------------------------
+
+// Validates an ND-indexing problem and returns, per index tuple, the element
+// offset of the addressed slice within data (batch offset included).
+struct NdPlan {
+  int64_t tuples = 0;     // number of index tuples
+  int64_t slice = 1;      // elements per addressed slice
+  std::vector<int64_t> offsets;
+};
+
+NdPlan PlanNd(const Tensor& data, const Tensor& indices, int64_t batch_dims, const KernelContext& ctx) {
+  int64_t r = data.rank(), q = indices.rank();
+  if (q < 1) ctx.Fail("indices must have rank >= 1");
+  if (r < 1) ctx.Fail("data must have rank >= 1");
+  if (batch_dims < 0 || batch_dims >= std::min(r, q))
+    ctx.Fail("batch_dims ", batch_dims, " must be in [0, min(rank(data), rank(indices)))");
+  int64_t k = indices.dim(q - 1);
+  if (k < 1 || k > r - batch_dims)
+    ctx.Fail("last indices dim ", k, " must be in [1, ", r - batch_dims, "] for data ", ShapeToString(data.shape()));
+  for (int64_t d = 0; d < batch_dims; ++d)
+    if (data.dim(d) != indices.dim(d))
+      ctx.Fail("batch dim ", d, " differs between data ", ShapeToString(data.shape()), " and indices ",
+               ShapeToString(indices.shape()));
+  NdPlan p;
+  p.slice = SizeFromDim(data.shape(), static_cast<size_t>(batch_dims + k));
+  p.tuples = indices.numel() / k;
+  int64_t batch_count = SizeToDim(indices.shape(), static_cast<size_t>(batch_dims));
+  int64_t per_batch = batch_count == 0 ? 0 : p.tuples / batch_count;
+  int64_t batch_stride = SizeFromDim(data.shape(), static_cast<size_t>(batch_dims));
+  std::vector<int64_t> strides = StridesOf(data.shape());
+  p.offsets.resize(static_cast<size_t>(p.tuples));
+  DispatchIndex(indices, ctx, "indices", [&]<typename I>() {
+    const I* ip = indices.data<I>();
+    for (int64_t t = 0; t < p.tuples; ++t) {
+      int64_t off = per_batch == 0 ? 0 : (t / per_batch) * batch_stride;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t dim = data.dim(batch_dims + j);
+        int64_t v = static_cast<int64_t>(ip[t * k + j]);
+        if (v < -dim || v >= dim) ctx.Fail("index ", v, " is out of range for dim ", batch_dims + j, " of size ", dim);
+        if (v < 0) v += dim;
+        off += v * strides[static_cast<size_t>(batch_dims + j)];
+      }
+      p.offsets[static_cast<size_t>(t)] = off;
+    }
+  });
+  return p;
+}
+
+class GatherND final : public OpKernel {
+ public:
+  explicit GatherND(const KernelInfo& info) : batch_dims_(info.attr_int("batch_dims", 0)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    NdPlan p = PlanNd(data, indices, batch_dims_, ctx);
+    int64_t k = indices.dim(indices.rank() - 1);
+    Shape out_shape(indices.shape().begin(), indices.shape().end() - 1);
+    out_shape.insert(out_shape.end(), data.shape().begin() + batch_dims_ + k, data.shape().end());
+    Tensor& out = ctx.allocate_output(0, data.dtype(), out_shape);
+    if (out.numel() == 0) return;
+    DispatchCopy(data.dtype(), ctx, [&]<typename S>() {
+      const S* src = data.data<S>();
+      S* dst = out.data<S>();
+      for (int64_t t = 0; t < p.tuples; ++t) CopyN(dst + t * p.slice, src + p.offsets[static_cast<size_t>(t)], p.slice);
+    });
+  }
+
+ private:
+  int64_t batch_dims_;
+};
+
+// ---- Scatter family ---------------------------------------------------------------
+
+enum class ScatterReduction { kNone, kAdd, kMul, kMax, kMin };
+
+ScatterReduction ParseScatterReduction(const KernelInfo& info, bool allow_add_mul, bool allow_max_min) {
+  std::string r = info.attr_string("reduction", "none");
+  if (r == "none") return ScatterReduction::kNone;
+  if (allow_add_mul && r == "add") return ScatterReduction::kAdd;
+  if (allow_add_mul && r == "mul") return ScatterReduction::kMul;
+  if (allow_max_min && r == "max") return ScatterReduction::kMax;
+  if (allow_max_min && r == "min") return ScatterReduction::kMin;
+  info.Fail("reduction '", r, "' is not supported at opset ", info.opset());
+}
+
+template <typename T>
+inline void Combine(T& dst, const T& src, ScatterReduction r) {
+  using C = typename Compute<T>::type;
+  C a = Load(dst), b = Load(src);
+  C v;
+  switch (r) {
+    case ScatterReduction::kAdd: v = static_cast<C>(a + b); break;
+    case ScatterReduction::kMul: v = static_cast<C>(a * b); break;
+    case ScatterReduction::kMax: v = std::max(a, b); break;
+    case ScatterReduction::kMin: v = std::min(a, b); break;
+    default: v = b; break;
+  }
+  dst = StoreAs<T>(v);
+}
+
+// Runs body.template operator()<S>() with S the storage type when no
+// reduction is needed (any element type), or the value type otherwise.
+template <typename Fn>
+void DispatchScatter(DataType dt, ScatterReduction r, const KernelContext& ctx, Fn&& fn) {
+  if (r == ScatterReduction::kNone)
+    DispatchCopy(dt, ctx, fn);
+  else
+    DispatchNumericBool(dt, ctx, fn);
+}
+
+template <typename S>
+inline void ScatterStore(S& dst, const S& src, ScatterReduction r) {
+  if constexpr (std::is_same_v<S, std::string> || std::is_same_v<S, Bytes16>) {
+    dst = src;
+  } else {
+    if (r == ScatterReduction::kNone) dst = src;
+    else Combine(dst, src, r);
+  }
+}
+
+class ScatterElements final : public OpKernel {
+ public:
+  explicit ScatterElements(const KernelInfo& info)
+      : axis_(info.attr_int("axis", 0)),
+        reduction_(info.opset() >= 11 && info.node().op_type == "ScatterElements"
+                       ? ParseScatterReduction(info, info.opset() >= 16, info.opset() >= 18)
+                       : ScatterReduction::kNone) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const Tensor& updates = ctx.input(2);
+    int64_t rank = data.rank();
+    if (rank == 0) ctx.Fail("data must have rank >= 1");
+    if (indices.rank() != rank) ctx.Fail("indices rank ", indices.rank(), " must equal data rank ", rank);
+    if (updates.shape() != indices.shape())
+      ctx.Fail("updates shape ", ShapeToString(updates.shape()), " must equal indices shape ",
+               ShapeToString(indices.shape()));
+    if (updates.dtype() != data.dtype()) ctx.Fail("updates type must match data type");
+    int64_t axis = NormalizeAxis(axis_, rank, ctx);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && indices.dim(d) > data.dim(d))
+        ctx.Fail("indices shape ", ShapeToString(indices.shape()), " exceeds data shape ",
+                 ShapeToString(data.shape()), " at dim ", d);
+    std::vector<int64_t> idx = ReadIndices(indices, data.dim(axis), ctx, "indices");
+    Tensor out = data.Clone();
+    std::vector<int64_t> strides = StridesOf(data.shape());
+    DispatchScatter(data.dtype(), reduction_, ctx, [&]<typename S>() {
+      const S* up = updates.data<S>();
+      S* dst = out.data<S>();
+      Odometer od(indices.shape());
+      for (int64_t i = 0; i < indices.numel(); ++i, od.Next()) {
+        int64_t off = 0;
+        for (int64_t d = 0; d < rank; ++d)
+          off += (d == axis ? idx[static_cast<size_t>(i)] : od.idx[static_cast<size_t>(d)]) *
+                 strides[static_cast<size_t>(d)];
+        ScatterStore(dst[off], up[i], reduction_);
+      }
+    });
+    ctx.set_output(0, std::move(out));
+  }
+
+ private:
+  int64_t axis_;
+  ScatterReduction reduction_;
+};
+
+class ScatterND final : public OpKernel {
+ public:
+  explicit ScatterND(const KernelInfo& info)
+      : reduction_(ParseScatterReduction(info, info.opset() >= 16, info.opset() >= 18)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const Tensor& updates = ctx.input(2);
+    if (updates.dtype() != data.dtype()) ctx.Fail("updates type must match data type");
+    NdPlan p = PlanNd(data, indices, 0, ctx);
+    int64_t k = indices.dim(indices.rank() - 1);
+    Shape expect(indices.shape().begin(), indices.shape().end() - 1);
+    expect.insert(expect.end(), data.shape().begin() + k, data.shape().end());
+    if (updates.shape() != expect)
+      ctx.Fail("updates shape ", ShapeToString(updates.shape()), " must be ", ShapeToString(expect));
+    Tensor out = data.Clone();
+    DispatchScatter(data.dtype(), reduction_, ctx, [&]<typename S>() {
+      const S* up = updates.data<S>();
+      S* dst = out.data<S>();
+      for (int64_t t = 0; t < p.tuples; ++t) {
+        S* d = dst + p.offsets[static_cast<size_t>(t)];
+        const S* s = up + t * p.slice;
+        if (reduction_ == ScatterReduction::kNone) {
+          CopyN(d, s, p.slice);
+        } else {
+          for (int64_t j = 0; j < p.slice; ++j) ScatterStore(d[j], s[j], reduction_);
+        }
+      }
+    });
+    ctx.set_output(0, std::move(out));
+  }
+
+ private:
+  ScatterReduction reduction_;
+};
+
+// ---- TensorScatter (KV-cache update) ----------------------------------------------
+
+class TensorScatter final : public OpKernel {
+ public:
+  explicit TensorScatter(const KernelInfo& info) : axis_(info.attr_int("axis", -2)) {
+    std::string mode = info.attr_string("mode", "linear");
+    if (mode == "circular") circular_ = true;
+    else if (mode != "linear") info.Fail("mode must be 'linear' or 'circular', got '", mode, "'");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& past = ctx.input(0);
+    const Tensor& update = ctx.input(1);
+    int64_t rank = past.rank();
+    if (rank < 2) ctx.Fail("past_cache must have rank >= 2");
+    int64_t axis = NormalizeAxis(axis_, rank, ctx);
+    if (axis == 0) ctx.Fail("axis cannot be the batch dimension 0");
+    if (update.dtype() != past.dtype()) ctx.Fail("update type must match past_cache type");
+    if (update.rank() != rank) ctx.Fail("update rank must equal past_cache rank");
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && update.dim(d) != past.dim(d))
+        ctx.Fail("update shape ", ShapeToString(update.shape()), " does not match past_cache shape ",
+                 ShapeToString(past.shape()));
+    int64_t max_seq = past.dim(axis), seq = update.dim(axis);
+    if (seq > max_seq) ctx.Fail("update sequence length ", seq, " exceeds max_sequence_length ", max_seq);
+    int64_t batch = past.dim(0);
+    std::vector<int64_t> write(static_cast<size_t>(batch), 0);
+    if (ctx.has_input(2)) {
+      const Tensor& wi = ctx.input(2);
+      if (wi.numel() != batch) ctx.Fail("write_indices must have shape [", batch, "]");
+      write = wi.ToInt64Vector();
+    }
+    Tensor out = past.Clone();
+    int64_t prefix = SizeToDim(past.shape(), static_cast<size_t>(axis));
+    int64_t per_batch = batch == 0 ? 0 : prefix / batch;
+    int64_t inner = SizeFromDim(past.shape(), static_cast<size_t>(axis) + 1);
+    // Validate every destination row first.
+    auto dest_pos = [&](int64_t b, int64_t s) -> int64_t {
+      int64_t pos = write[static_cast<size_t>(b)] + s;
+      if (circular_) {
+        pos %= max_seq;
+        if (pos < 0) pos += max_seq;
+      } else if (pos < 0 || pos >= max_seq) {
+        ctx.Fail("write index ", write[static_cast<size_t>(b)], " + ", s, " is out of range for max_sequence_length ",
+                 max_seq, " (mode linear)");
+      }
+      return pos;
+    };
+    if (max_seq == 0 || seq == 0 || prefix == 0) {
+      ctx.set_output(0, std::move(out));
+      return;
+    }
+    for (int64_t b = 0; b < batch; ++b) dest_pos(b, 0), dest_pos(b, seq - 1);
+    if (IsSubByte(past.dtype())) {
+      int bits = ElementBits(past.dtype());
+      uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+      const uint8_t* src = static_cast<const uint8_t*>(update.raw_data());
+      uint8_t* dst = static_cast<uint8_t*>(out.raw_data());
+      auto get = [&](int64_t i) { return static_cast<uint8_t>((src[i * bits / 8] >> ((i * bits) % 8)) & mask); };
+      auto put = [&](int64_t i, uint8_t v) {
+        uint8_t& byte = dst[i * bits / 8];
+        int sh = static_cast<int>((i * bits) % 8);
+        byte = static_cast<uint8_t>((byte & ~(mask << sh)) | ((v & mask) << sh));
+      };
+      for (int64_t p = 0; p < prefix; ++p)
+        for (int64_t s = 0; s < seq; ++s) {
+          int64_t pos = dest_pos(p / per_batch, s);
+          for (int64_t j = 0; j < inner; ++j) put((p * max_seq + pos) * inner + j, get((p * seq + s) * inner + j));
+        }
+    } else {
+      DispatchCopy(past.dtype(), ctx, [&]<typename S>() {
+        const S* src = update.data<S>();
+        S* dst = out.data<S>();
+        for (int64_t p = 0; p < prefix; ++p)
+          for (int64_t s = 0; s < seq; ++s) {
+            int64_t pos = dest_pos(p / per_batch, s);
+            CopyN(dst + (p * max_seq + pos) * inner, src + (p * seq + s) * inner, inner);
+          }
+      });
+    }
+    ctx.set_output(0, std::move(out));
+  }
+
+ private:
+  int64_t axis_;
+  bool circular_ = false;
+};
+
+// ---- OneHot -------------------------------------------------------------------------
+
+class OneHot final : public OpKernel {
+ public:
+  explicit OneHot(const KernelInfo& info) : axis_(info.attr_int("axis", -1)) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& depth_t = ctx.input(1);
+    const Tensor& values = ctx.input(2);
+    if (depth_t.numel() != 1) ctx.Fail("depth must be a scalar or a 1-element tensor");
+    if (values.numel() != 2) ctx.Fail("values must hold exactly two elements [off_value, on_value]");
+    if (depth_t.dtype() == DataType::kString || indices.dtype() == DataType::kString)
+      ctx.Fail("indices and depth must be numeric");
+    double depth_d = depth_t.GetAsDouble(0);
+    if (!(depth_d >= 0)) ctx.Fail("depth must be non-negative, got ", depth_d);
+    int64_t depth = static_cast<int64_t>(depth_d);
+    int64_t r = indices.rank();
+    if (axis_ < -(r + 1) || axis_ > r) ctx.Fail("axis ", axis_, " is out of range for output rank ", r + 1);
+    int64_t axis = axis_ < 0 ? axis_ + r + 1 : axis_;
+    Shape out_shape = indices.shape();
+    out_shape.insert(out_shape.begin() + axis, depth);
+    Tensor& out = ctx.allocate_output(0, values.dtype(), out_shape);
+    if (out.numel() == 0) return;
+    int64_t outer = SizeToDim(indices.shape(), static_cast<size_t>(axis));
+    int64_t inner = SizeFromDim(indices.shape(), static_cast<size_t>(axis));
+    DispatchCopy(values.dtype(), ctx, [&]<typename S>() {
+      const S* v = values.data<S>();
+      S* dst = out.data<S>();
+      std::fill(dst, dst + out.numel(), v[0]);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          int64_t id = indices.GetAsInt64(o * inner + i);
+          if (id < 0) id += depth;
+          if (id < 0 || id >= depth) continue;
+          dst[(o * depth + id) * inner + i] = v[1];
+        }
+    });
+  }
+
+ private:
+  int64_t axis_;
+};
+
+// ---- NonZero --------------------------------------------------------------------------
+
+class NonZero final : public OpKernel {
+ public:
+  explicit NonZero(const KernelInfo&) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    std::vector<int64_t> flat;
+    auto collect = [&](auto&& is_nonzero) {
+      for (int64_t i = 0; i < x.numel(); ++i)
+        if (is_nonzero(i)) flat.push_back(i);
+    };
+    if (x.dtype() == DataType::kString) {
+      const std::string* p = x.data<std::string>();
+      collect([&](int64_t i) { return !p[i].empty(); });
+    } else if (x.dtype() == DataType::kComplex64) {
+      const std::complex<float>* p = x.data<std::complex<float>>();
+      collect([&](int64_t i) { return p[i] != std::complex<float>(0); });
+    } else if (x.dtype() == DataType::kComplex128) {
+      const std::complex<double>* p = x.data<std::complex<double>>();
+      collect([&](int64_t i) { return p[i] != std::complex<double>(0); });
+    } else {
+      DispatchNumericBool(x.dtype(), ctx, [&]<typename T>() {
+        const T* p = x.data<T>();
+        collect([&](int64_t i) { return Load(p[i]) != 0; });
+      });
+    }
+    int64_t rank = x.rank(), nnz = static_cast<int64_t>(flat.size());
+    Tensor& out = ctx.allocate_output(0, DataType::kInt64, {rank, nnz});
+    int64_t* o = out.data<int64_t>();
+    for (int64_t j = 0; j < nnz; ++j) {
+      int64_t rem = flat[static_cast<size_t>(j)];
+      for (int64_t d = rank; d-- > 0;) {
+        o[d * nnz + j] = rem % x.dim(d);
+        rem /= x.dim(d);
+      }
+    }
+  }
+};
+
+// ---- TopK ---------------------------------------------------------------------------------
+
+template <typename C>
+inline bool IsNan(C v) {
+  if constexpr (std::is_floating_point_v<C>) return std::isnan(v);
+  else return false;
+}
+
+class TopK final : public OpKernel {
+ public:
+  explicit TopK(const KernelInfo& info) {
+    k_from_input_ = info.opset() >= 10;
+    if (!k_from_input_) k_attr_ = info.attr_int("k");
+    axis_ = info.attr_int("axis", -1);
+    if (info.opset() >= 11) {
+      largest_ = info.attr_int("largest", 1) != 0;
+      sorted_ = info.attr_int("sorted", 1) != 0;
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    int64_t k = k_attr_;
+    if (k_from_input_) {
+      const Tensor& kt = ctx.input(1);
+      if (kt.numel() != 1) ctx.Fail("K must hold a single value, got ", ShapeToString(kt.shape()));
+      if (kt.dtype() != DataType::kInt64 && kt.dtype() != DataType::kInt32) ctx.Fail("K must be int64");
+      k = kt.GetAsInt64(0);
+    }
+    int64_t rank = x.rank();
+    if (rank == 0) ctx.Fail("input must have rank >= 1");
+    int64_t axis = NormalizeAxis(axis_, rank, ctx);
+    int64_t n = x.dim(axis);
+    if (k < 0 || k > n) ctx.Fail("k ", k, " is out of range [0, ", n, "] for axis ", axis);
+    Shape out_shape = x.shape();
+    out_shape[static_cast<size_t>(axis)] = k;
+    Tensor& values = ctx.allocate_output(0, x.dtype(), out_shape);
+    Tensor& indices = ctx.allocate_output(1, DataType::kInt64, out_shape);
+    if (values.numel() == 0) return;
+    int64_t outer = SizeToDim(x.shape(), static_cast<size_t>(axis));
+    int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
+    bool largest = largest_;
+    DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
+      using C = typename Compute<T>::type;
+      const T* xp = x.data<T>();
+      T* vp = values.data<T>();
+      int64_t* ip = indices.data<int64_t>();
+      int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1));
+      ParallelFor(ctx.thread_pool(), outer * inner, grain, [&](int64_t b, int64_t e) {
+        std::vector<C> lane(static_cast<size_t>(n));
+        std::vector<int64_t> order(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r) {
+          int64_t o = r / inner, j = r % inner;
+          const T* base = xp + o * n * inner + j;
+          for (int64_t i = 0; i < n; ++i) lane[static_cast<size_t>(i)] = Load(base[i * inner]);
+          std::iota(order.begin(), order.end(), int64_t{0});
+          // NaN ranks above every number; ties go to the lower index.
+          auto before = [&](int64_t a, int64_t c) {
+            C va = lane[static_cast<size_t>(a)], vc = lane[static_cast<size_t>(c)];
+            bool na = IsNan(va), nc = IsNan(vc);
+            if (na || nc) {
+              if (na && nc) return a < c;
+              return largest ? na : nc;
+            }
+            if (va != vc) return largest ? va > vc : va < vc;
+            return a < c;
+          };
+          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+          T* vo = vp + o * k * inner + j;
+          int64_t* io = ip + o * k * inner + j;
+          for (int64_t i = 0; i < k; ++i) {
+            int64_t src = order[static_cast<size_t>(i)];
+            vo[i * inner] = base[src * inner];
+            io[i * inner] = src;
+          }
+        }
+      });
+    });
+  }
+
+ private:
+  bool k_from_input_ = true;
+  int64_t k_attr_ = 0;
+  int64_t axis_ = -1;
+  bool largest_ = true;
+  bool sorted_ = true;
+};
+
+// ---- CumSum / CumProd ------------------------------------------------------------------------
+
+template <bool kProd>
+class Cumulative final : public OpKernel {
+ public:
+  explicit Cumulative(const KernelInfo& info)
+      : exclusive_(info.attr_int("exclusive", 0) != 0), reverse_(info.attr_int("reverse", 0) != 0) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& axis_t = ctx.input(1);
+    if (axis_t.numel() != 1) ctx.Fail("axis must be a scalar, got ", ShapeToString(axis_t.shape()));
+    if (axis_t.dtype() != DataType::kInt32 && axis_t.dtype() != DataType::kInt64) ctx.Fail("axis must be int32 or int64");
+    int64_t rank = x.rank();
+    if (rank == 0) ctx.Fail("input must have rank >= 1");
+    int64_t axis = NormalizeAxis(axis_t.GetAsInt64(0), rank, ctx);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    if (x.numel() == 0) return;
+    int64_t outer = SizeToDim(x.shape(), static_cast<size_t>(axis));
+    int64_t n = x.dim(axis);
+    int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
+    bool excl = exclusive_, rev = reverse_;
+    DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
+      // Integers accumulate in wrapping uint64 arithmetic (no signed overflow UB).
+      using A = std::conditional_t<std::is_integral_v<T>, uint64_t, typename Compute<T>::type>;
+      const T* xp = x.data<T>();
+      T* yp = y.data<T>();
+      auto load = [](const T& v) -> A {
+        if constexpr (std::is_integral_v<T>) return static_cast<A>(static_cast<int64_t>(v));
+        else return Load(v);
+      };
+      auto store = [](A v) -> T {
+        if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+        else return StoreAs<T>(v);
+      };
+      ParallelFor(ctx.thread_pool(), outer, 1, [&](int64_t b, int64_t e) {
+        std::vector<A> acc(static_cast<size_t>(inner));
+        for (int64_t o = b; o < e; ++o) {
+          std::fill(acc.begin(), acc.end(), A(kProd ? 1 : 0));
+          for (int64_t s = 0; s < n; ++s) {
+            int64_t i = rev ? n - 1 - s : s;
+            const T* xr = xp + (o * n + i) * inner;
+            T* yr = yp + (o * n + i) * inner;
+            for (int64_t j = 0; j < inner; ++j) {
+              A& a = acc[static_cast<size_t>(j)];
+              A v = load(xr[j]);
+              if (excl) {
+                yr[j] = store(a);
+                a = kProd ? static_cast<A>(a * v) : static_cast<A>(a + v);
+              } else {
+                a = kProd ? static_cast<A>(a * v) : static_cast<A>(a + v);
+                yr[j] = store(a);
+              }
+            }
+          }
+        }
+      });
+    });
+  }
+
+ private:
+  bool exclusive_, reverse_;
+};
+
+// ---- Unique --------------------------------------------------------------------------------------
+
+class Unique final : public OpKernel {
+ public:
+  explicit Unique(const KernelInfo& info) : sorted_(info.attr_int("sorted", 1) != 0) {
+    if (info.has_attr("axis")) {
+      has_axis_ = true;
+      axis_ = info.attr_int("axis");
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    int64_t outer = 1, n = x.numel(), inner = 1, axis = 0;
+    if (has_axis_) {
+      if (x.rank() == 0) ctx.Fail("axis is given but the input is a scalar");
+      axis = NormalizeAxis(axis_, x.rank(), ctx);
+      outer = SizeToDim(x.shape(), static_cast<size_t>(axis));
+      n = x.dim(axis);
+      inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
+    }
+    // Slice s is the elements x[o, s, i] for all (o, i); flattened: one element.
+    auto run = [&]<typename T>(auto&& less, auto&& equal) {
+      const T* p = x.data<T>();
+      auto slice_less = [&](int64_t a, int64_t b) {
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            const T& va = p[(o * n + a) * inner + i];
+            const T& vb = p[(o * n + b) * inner + i];
+            if (less(va, vb)) return true;
+            if (less(vb, va)) return false;
+          }
+        return false;
+      };
+      auto slice_equal = [&](int64_t a, int64_t b) {
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i)
+            if (!equal(p[(o * n + a) * inner + i], p[(o * n + b) * inner + i])) return false;
+        return true;
+      };
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::stable_sort(order.begin(), order.end(), slice_less);
+      // Groups of equal slices; the first of each group is its first occurrence.
+      std::vector<int64_t> first, counts;
+      std::vector<int64_t> group_of(static_cast<size_t>(n));
+      for (int64_t r = 0; r < n; ++r) {
+        int64_t s = order[static_cast<size_t>(r)];
+        if (r == 0 || !slice_equal(order[static_cast<size_t>(r - 1)], s)) {
+          first.push_back(s);
+          counts.push_back(0);
+        }
+        counts.back()++;
+        group_of[static_cast<size_t>(s)] = static_cast<int64_t>(first.size()) - 1;
+      }
+      int64_t u = static_cast<int64_t>(first.size());
+      // Output position of each group.
+      std::vector<int64_t> pos(static_cast<size_t>(u));
+      std::iota(pos.begin(), pos.end(), int64_t{0});
+      std::vector<int64_t> by_pos(pos);  // group at each output position
+      if (!sorted_) {
+        std::sort(by_pos.begin(), by_pos.end(),
+                  [&](int64_t a, int64_t b) { return first[static_cast<size_t>(a)] < first[static_cast<size_t>(b)]; });
+        for (int64_t q = 0; q < u; ++q) pos[static_cast<size_t>(by_pos[static_cast<size_t>(q)])] = q;
+      }
+      Shape y_shape = has_axis_ ? x.shape() : Shape{u};
+      if (has_axis_) y_shape[static_cast<size_t>(axis)] = u;
+      Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
+      T* yp = y.data<T>();
+      for (int64_t q = 0; q < u; ++q) {
+        int64_t s = first[static_cast<size_t>(by_pos[static_cast<size_t>(q)])];
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) yp[(o * u + q) * inner + i] = p[(o * n + s) * inner + i];
+      }
+      if (ctx.output_requested(1)) {
+        Tensor& t = ctx.allocate_output(1, DataType::kInt64, {u});
+        for (int64_t q = 0; q < u; ++q) t.data<int64_t>()[q] = first[static_cast<size_t>(by_pos[static_cast<size_t>(q)])];
+      }
+      if (ctx.output_requested(2)) {
+        Tensor& t = ctx.allocate_output(2, DataType::kInt64, {n});
+        for (int64_t s = 0; s < n; ++s) t.data<int64_t>()[s] = pos[static_cast<size_t>(group_of[static_cast<size_t>(s)])];
+      }
+      if (ctx.output_requested(3)) {
+        Tensor& t = ctx.allocate_output(3, DataType::kInt64, {u});
+        for (int64_t q = 0; q < u; ++q) t.data<int64_t>()[q] = counts[static_cast<size_t>(by_pos[static_cast<size_t>(q)])];
+      }
+    };
+    if (x.dtype() == DataType::kString) {
+      run.template operator()<std::string>([](const std::string& a, const std::string& b) { return a < b; },
+                                           [](const std::string& a, const std::string& b) { return a == b; });
+      return;
+    }
+    if (x.dtype() == DataType::kComplex64 || x.dtype() == DataType::kComplex128) {
+      auto body = [&]<typename Cx>() {
+        run.template operator()<Cx>(
+            [](const Cx& a, const Cx& b) { return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag()); },
+            [](const Cx& a, const Cx& b) { return a == b; });
+      };
+      if (x.dtype() == DataType::kComplex64) body.template operator()<std::complex<float>>();
+      else body.template operator()<std::complex<double>>();
+      return;
+    }
+    DispatchNumericBool(x.dtype(), ctx, [&]<typename T>() {
+      // NaN sorts after every number and equals other NaNs (one unique NaN).
+      run.template operator()<T>(
+          [](const T& a, const T& b) {
+            auto va = Load(a), vb = Load(b);
+            if (IsNan(va)) return false;
+            if (IsNan(vb)) return true;
+            return va < vb;
+          },
+          [](const T& a, const T& b) {
+            auto va = Load(a), vb = Load(b);
+            return va == vb || (IsNan(va) && IsNan(vb));
+          });
+    });
+  }
+
+ private:
+  bool sorted_;
+  bool has_axis_ = false;
+  int64_t axis_ = 0;
+};
+
+std::vector<DataType> MovementTypes() {
+  return types::Join(types::Numeric(), {DataType::kBool, DataType::kString, DataType::kComplex64,
+                                        DataType::kComplex128});
+}
+
+std::vector<DataType> CumTypes() {
+  return {DataType::kFloat,  DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
+          DataType::kInt32,  DataType::kInt64,  DataType::kUInt32,  DataType::kUInt64};
+}
+
+}  // namespace
+
+std::vector<KernelRow> IndexingKernels() {
+  auto mv = MovementTypes();
+  auto numeric = types::Numeric();
+  auto cum = CumTypes();
+  return {
+      {"ai.onnx", "Gather", 1, 10, mv, Make<Gather>()},
+      {"ai.onnx", "Gather", 11, 12, mv, Make<Gather>()},
+      {"ai.onnx", "Gather", 13, kMaxOnnxOpset, mv, Make<Gather>()},
+      {"ai.onnx", "GatherElements", 11, 12, mv, Make<GatherElements>()},
+      {"ai.onnx", "GatherElements", 13, kMaxOnnxOpset, mv, Make<GatherElements>()},
+      {"ai.onnx", "GatherND", 11, 11, mv, Make<GatherND>()},
+      {"ai.onnx", "GatherND", 12, 12, mv, Make<GatherND>()},
+      {"ai.onnx", "GatherND", 13, kMaxOnnxOpset, mv, Make<GatherND>()},
+      {"ai.onnx", "Scatter", 9, 10, mv, Make<ScatterElements>()},
+      {"ai.onnx", "Scatter", 11, kMaxOnnxOpset, mv, Make<ScatterElements>()},
+      {"ai.onnx", "ScatterElements", 11, 12, mv, Make<ScatterElements>()},
+      {"ai.onnx", "ScatterElements", 13, 15, mv, Make<ScatterElements>()},
+      {"ai.onnx", "ScatterElements", 16, 17, mv, Make<ScatterElements>()},
+      {"ai.onnx", "ScatterElements", 18, kMaxOnnxOpset, mv, Make<ScatterElements>()},
+      {"ai.onnx", "ScatterND", 11, 12, mv, Make<ScatterND>()},
+      {"ai.onnx", "ScatterND", 13, 15, mv, Make<ScatterND>()},
+      {"ai.onnx", "ScatterND", 16, 17, mv, Make<ScatterND>()},
+      {"ai.onnx", "ScatterND", 18, kMaxOnnxOpset, mv, Make<ScatterND>()},
+      {"ai.onnx", "TensorScatter", 24, kMaxOnnxOpset, types::All(), Make<TensorScatter>()},
+      {"ai.onnx", "OneHot", 9, 10, numeric, Make<OneHot>()},
+      {"ai.onnx", "OneHot", 11, kMaxOnnxOpset, numeric, Make<OneHot>()},
+      {"ai.onnx", "NonZero", 9, 12, mv, Make<NonZero>()},
+      {"ai.onnx", "NonZero", 13, kMaxOnnxOpset, mv, Make<NonZero>()},
+      {"ai.onnx", "TopK", 1, 9, numeric, Make<TopK>()},
+      {"ai.onnx", "TopK", 10, 10, numeric, Make<TopK>()},
+      {"ai.onnx", "TopK", 11, 23, numeric, Make<TopK>()},
+      {"ai.onnx", "TopK", 24, kMaxOnnxOpset, numeric, Make<TopK>()},
+      {"ai.onnx", "CumSum", 11, 13, cum, Make<Cumulative<false>>()},
+      {"ai.onnx", "CumSum", 14, kMaxOnnxOpset, cum, Make<Cumulative<false>>()},
+      {"ai.onnx", "CumProd", 26, kMaxOnnxOpset, cum, Make<Cumulative<true>>()},
+      {"ai.onnx", "Unique", 11, kMaxOnnxOpset, mv, Make<Unique>()},
+  };
+}
 
 }  // namespace tessera::cpu

@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <climits>
+#include <initializer_list>
 
 namespace tessera::cpu {
 

@@ -120,7 +120,7 @@ void RunReduction(const ReducePlan& p, const T* x, ThreadPool* pool, const Init&
             for (int64_t j = 0; j < inner; ++j) step(acc[static_cast<size_t>(j)], px[j]);
           }
         }
-        for (size_t d = nred - 1; d-- > 0;) {
+        for (size_t d = nred > 0 ? nred - 1 : 0; d-- > 0;) {
           if (++ridx[d] < p.red_sizes[d]) break;
           ridx[d] = 0;
         }

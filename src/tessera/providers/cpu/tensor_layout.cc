@@ -503,6 +503,384 @@ class Tile final : public OpKernel {
   int64_t opset_;
 };
 
+// ---- Pad ---------------------------------------------------------------------
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };
+
+PadMode ParsePadMode(const std::string& m, const KernelInfo& info) {
+  if (m == "constant") return PadMode::kConstant;
+  if (m == "reflect") return PadMode::kReflect;
+  if (m == "edge") return PadMode::kEdge;
+  if (m == "wrap" && info.opset() >= 19) return PadMode::kWrap;
+  info.Fail("unsupported pad mode '", m, "'");
+}
+
+// Maps an out-of-range coordinate c of an axis of size d (> 0).
+inline int64_t MapPadIndex(int64_t c, int64_t d, PadMode mode) {
+  if (c >= 0 && c < d) return c;
+  switch (mode) {
+    case PadMode::kEdge: return c < 0 ? 0 : d - 1;
+    case PadMode::kReflect: {
+      if (d == 1) return 0;
+      int64_t p = 2 * (d - 1);
+      c %= p;
+      if (c < 0) c += p;
+      return c < d ? c : p - c;
+    }
+    case PadMode::kWrap: {
+      c %= d;
+      if (c < 0) c += d;
+      return c;
+    }
+    default: return -1;
+  }
+}
+
+// Pads (or, with negative pads, crops) t; out coordinate o reads input
+// coordinate o - pb. t is not sub-byte; value is a scalar of t's type or null.
+Tensor PadTensor(const Tensor& t, const std::vector<int64_t>& pb, const std::vector<int64_t>& pe, PadMode mode,
+                 const Tensor* value, const KernelContext& ctx) {
+  const int64_t r = t.rank();
+  if (r == 0) return t;
+  Shape out_shape(static_cast<size_t>(r));
+  for (int64_t i = 0; i < r; ++i) {
+    const int64_t d = t.dim(i);
+    const int64_t o = d + pb[static_cast<size_t>(i)] + pe[static_cast<size_t>(i)];
+    if (o < 0)
+      ctx.Fail("pads ", pb[static_cast<size_t>(i)], " and ", pe[static_cast<size_t>(i)], " remove more than axis ", i,
+               " of ", t.Describe(), " holds");
+    if (mode != PadMode::kConstant && d == 0 && o > 0) ctx.Fail("cannot pad the empty axis ", i, " in this mode");
+    out_shape[static_cast<size_t>(i)] = o;
+  }
+  Tensor out(t.dtype(), out_shape);
+  if (out.numel() == 0) return out;
+  const std::vector<int64_t> in_strides = StridesOf(t.shape());
+  const int64_t L = out_shape[static_cast<size_t>(r - 1)];
+  const int64_t d_last = t.dim(r - 1);
+  const int64_t b_last = pb[static_cast<size_t>(r - 1)];
+  const int64_t rows = out.numel() / L;
+  const int64_t lo = std::clamp<int64_t>(b_last, 0, L);
+  const int64_t hi = std::clamp<int64_t>(b_last + d_last, lo, L);
+  DispatchWord(t.dtype(), ctx, [&]<typename W>() {
+    W fill{};
+    if (value != nullptr) fill = value->data<W>()[0];
+    const W* src = t.data<W>();
+    W* dst = out.data<W>();
+    ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 16384 / L), [&](int64_t b, int64_t e) {
+      for (int64_t row = b; row < e; ++row) {
+        W* o = dst + row * L;
+        int64_t rem = row;
+        int64_t in_off = 0;
+        bool blank = false;
+        for (int64_t k = r - 2; k >= 0; --k) {
+          const int64_t ok = rem % out_shape[static_cast<size_t>(k)];
+          rem /= out_shape[static_cast<size_t>(k)];
+          const int64_t dk = t.dim(k);
+          int64_t c = ok - pb[static_cast<size_t>(k)];
+          if (c < 0 || c >= dk) {
+            if (mode == PadMode::kConstant) {
+              blank = true;
+              break;
+            }
+            c = MapPadIndex(c, dk, mode);
+          }
+          in_off += c * in_strides[static_cast<size_t>(k)];
+        }
+        if (blank) {
+          for (int64_t j = 0; j < L; ++j) o[j] = fill;
+          continue;
+        }
+        const W* s = src + in_off;
+        if (mode == PadMode::kConstant) {
+          for (int64_t j = 0; j < lo; ++j) o[j] = fill;
+          for (int64_t j = hi; j < L; ++j) o[j] = fill;
+        } else {
+          for (int64_t j = 0; j < lo; ++j) o[j] = s[MapPadIndex(j - b_last, d_last, mode)];
+          for (int64_t j = hi; j < L; ++j) o[j] = s[MapPadIndex(j - b_last, d_last, mode)];
+        }
+        if (hi > lo) layout::CopyN(s + (lo - b_last), hi - lo, o + lo);
+      }
+    });
+  });
+  return out;
+}
+
+class Pad final : public OpKernel {
+ public:
+  explicit Pad(const KernelInfo& info) : opset_(info.opset()) {
+    mode_ = ParsePadMode(info.attr_string("mode", "constant"), info);
+    if (opset_ < 11) {
+      pads_ = info.attr_ints(opset_ < 2 ? "paddings" : "pads");
+      value_ = info.attr_float("value", 0.0f);
+    }
+  }
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const int64_t r = x.rank();
+    std::vector<int64_t> pads = opset_ < 11 ? pads_ : ReadInts(ctx.input(1));
+    std::vector<int64_t> axes;
+    if (opset_ >= 18 && ctx.has_input(3)) {
+      for (int64_t a : ReadInts(ctx.input(3))) axes.push_back(NormalizeAxis(a, r, ctx));
+    } else {
+      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+    }
+    if (pads.size() != 2 * axes.size())
+      ctx.Fail("pads has ", pads.size(), " entries; expected ", 2 * axes.size(), " for ", axes.size(), " axes");
+    std::vector<int64_t> pb(static_cast<size_t>(r), 0), pe(static_cast<size_t>(r), 0);
+    std::vector<bool> seen(static_cast<size_t>(r), false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      size_t a = static_cast<size_t>(axes[i]);
+      if (seen[a]) ctx.Fail("axis ", a, " appears more than once in axes");
+      seen[a] = true;
+      pb[a] = pads[i];
+      pe[a] = pads[i + axes.size()];
+    }
+    // The constant value as a tensor of x's type.
+    Tensor value;
+    if (mode_ == PadMode::kConstant) {
+      if (opset_ < 11) {
+        value = Tensor(x.dtype(), {});
+        DispatchFloat(x.dtype(), ctx, [&]<typename T>() { value.data<T>()[0] = StoreAs<T>(value_); });
+      } else if (ctx.has_input(2) && ctx.input(2).numel() > 0) {
+        value = ctx.input(2);
+        if (value.dtype() != x.dtype())
+          ctx.Fail("constant_value ", value.Describe(), " must have the input's type ", DataTypeName(x.dtype()));
+        if (value.numel() != 1) ctx.Fail("constant_value must be a scalar, got ", value.Describe());
+      }
+    }
+    const bool sub = IsSubByte(x.dtype());
+    if (sub && value.defined()) value = layout::UnpackSubByte(value);
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     return PadTensor(t, pb, pe, mode_, value.defined() ? &value : nullptr, ctx);
+                   }));
+  }
+
+ private:
+  int64_t opset_;
+  PadMode mode_ = PadMode::kConstant;
+  std::vector<int64_t> pads_;
+  float value_ = 0.0f;
+};
+
+// ---- CenterCropPad -------------------------------------------------------------
+class CenterCropPad final : public OpKernel {
+ public:
+  explicit CenterCropPad(const KernelInfo& info) {
+    has_axes_ = info.has_attr("axes");
+    if (has_axes_) axes_ = info.attr_ints("axes");
+  }
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const int64_t r = x.rank();
+    std::vector<int64_t> shape = ReadInts(ctx.input(1));
+    std::vector<int64_t> axes;
+    if (has_axes_) {
+      for (int64_t a : axes_) axes.push_back(NormalizeAxis(a, r, ctx));
+    } else {
+      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+    }
+    if (shape.size() != axes.size())
+      ctx.Fail("shape has ", shape.size(), " entries but there are ", axes.size(), " axes");
+    std::vector<int64_t> pb(static_cast<size_t>(r), 0), pe(static_cast<size_t>(r), 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t d = x.dim(axes[i]);
+      const int64_t tgt = shape[i];
+      if (tgt < 0) ctx.Fail("shape entries must be non-negative, got ", tgt);
+      int64_t b = tgt >= d ? (tgt - d) / 2 : -((d - tgt) / 2);
+      pb[static_cast<size_t>(axes[i])] = b;
+      pe[static_cast<size_t>(axes[i])] = tgt - d - b;
+    }
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     return PadTensor(t, pb, pe, PadMode::kConstant, nullptr, ctx);
+                   }));
+  }
+
+ private:
+  bool has_axes_ = false;
+  std::vector<int64_t> axes_;
+};
+
+// ---- DepthToSpace / SpaceToDepth ------------------------------------------------
+class DepthToSpace final : public OpKernel {
+ public:
+  explicit DepthToSpace(const KernelInfo& info) {
+    block_ = info.attr_int("blocksize");
+    if (block_ <= 0) info.Fail("blocksize must be positive, got ", block_);
+    std::string mode = info.attr_string("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") info.Fail("mode must be DCR or CRD, got '", mode, "'");
+    crd_ = mode == "CRD";
+  }
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() != 4) ctx.Fail("DepthToSpace needs a 4-D input, got ", x.Describe());
+    const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = block_;
+    if (c % (b * b) != 0) ctx.Fail("channels ", c, " are not divisible by blocksize^2 = ", b * b);
+    const int64_t c2 = c / (b * b);
+    Shape view = crd_ ? Shape{n, c2, b, b, h, w} : Shape{n, b, b, c2, h, w};
+    std::vector<int64_t> perm = crd_ ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     return layout::TransposeTensor(t.Reshaped(view), perm, ctx).Reshaped({n, c2, h * b, w * b});
+                   }));
+  }
+
+ private:
+  int64_t block_ = 1;
+  bool crd_ = false;
+};
+
+class SpaceToDepth final : public OpKernel {
+ public:
+  explicit SpaceToDepth(const KernelInfo& info) {
+    block_ = info.attr_int("blocksize");
+    if (block_ <= 0) info.Fail("blocksize must be positive, got ", block_);
+  }
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() != 4) ctx.Fail("SpaceToDepth needs a 4-D input, got ", x.Describe());
+    const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = block_;
+    if (h % b != 0 || w % b != 0) ctx.Fail("spatial dims ", h, "x", w, " are not divisible by blocksize ", b);
+    Shape view{n, c, h / b, b, w / b, b};
+    std::vector<int64_t> perm{0, 3, 5, 1, 2, 4};
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     return layout::TransposeTensor(t.Reshaped(view), perm, ctx).Reshaped({n, c * b * b, h / b, w / b});
+                   }));
+  }
+
+ private:
+  int64_t block_ = 1;
+};
+
+// ---- Trilu ---------------------------------------------------------------------
+class Trilu final : public OpKernel {
+ public:
+  explicit Trilu(const KernelInfo& info) : upper_(info.attr_int("upper", 1) != 0) {}
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() < 2) ctx.Fail("Trilu needs an input of rank >= 2, got ", x.Describe());
+    int64_t k = 0;
+    if (ctx.has_input(1)) {
+      const Tensor& kt = ctx.input(1);
+      if (kt.numel() != 1) ctx.Fail("k must be a scalar, got ", kt.Describe());
+      k = kt.GetAsInt64(0);
+    }
+    const int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
+    const int64_t mats = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     Tensor out(t.dtype(), t.shape());
+                     DispatchWord(t.dtype(), ctx, [&]<typename W>() {
+                       const W* s = t.data<W>();
+                       W* o = out.data<W>();
+                       ParallelFor(ctx.thread_pool(), mats * rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)),
+                                   [&](int64_t b, int64_t e) {
+                                     for (int64_t mr = b; mr < e; ++mr) {
+                                       const int64_t i = mr % rows;
+                                       // Kept columns: upper j >= i + k; lower j <= i + k.
+                                       int64_t j0, j1;
+                                       if (upper_) {
+                                         j0 = std::clamp<int64_t>(i + k, 0, cols);
+                                         j1 = cols;
+                                       } else {
+                                         j0 = 0;
+                                         j1 = std::clamp<int64_t>(i + k + 1, 0, cols);
+                                       }
+                                       const W* sr = s + mr * cols;
+                                       W* orow = o + mr * cols;
+                                       for (int64_t j = 0; j < j0; ++j) orow[j] = W{};
+                                       layout::CopyN(sr + j0, j1 - j0, orow + j0);
+                                       for (int64_t j = std::max(j1, j0); j < cols; ++j) orow[j] = W{};
+                                     }
+                                   });
+                     });
+                     return out;
+                   }));
+  }
+
+ private:
+  bool upper_;
+};
+
+// ---- Compress --------------------------------------------------------------------
+class Compress final : public OpKernel {
+ public:
+  explicit Compress(const KernelInfo& info) {
+    has_axis_ = info.has_attr("axis");
+    axis_ = info.attr_int("axis", 0);
+  }
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x0 = ctx.input(0);
+    const Tensor& cond = ctx.input(1);
+    if (cond.rank() > 1) ctx.Fail("condition must be 1-D, got ", cond.Describe());
+    Tensor x = has_axis_ ? x0 : x0.Reshaped({x0.numel()});
+    const int64_t axis = has_axis_ ? NormalizeAxis(axis_, x.rank(), ctx) : 0;
+    if (x.rank() == 0) ctx.Fail("Compress needs an input of rank >= 1 when axis is given");
+    const int64_t d = x.dim(axis);
+    std::vector<int64_t> keep;
+    for (int64_t i = 0; i < cond.numel(); ++i) {
+      bool c = cond.dtype() == DataType::kBool ? cond.data<bool>()[i] : cond.GetAsDouble(i) != 0;
+      if (!c) continue;
+      if (i >= d) ctx.Fail("condition has a true entry at ", i, " beyond axis size ", d);
+      keep.push_back(i);
+    }
+    Shape out_shape = x.shape();
+    out_shape[static_cast<size_t>(axis)] = static_cast<int64_t>(keep.size());
+    const int64_t outer = SizeToDim(x.shape(), static_cast<size_t>(axis));
+    const int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     Tensor out(t.dtype(), out_shape);
+                     const int64_t nk = static_cast<int64_t>(keep.size());
+                     for (int64_t j = 0; j < nk; ++j)
+                       CopyBlocks(t, out, outer, inner, d * inner, keep[static_cast<size_t>(j)] * inner, nk * inner,
+                                  j * inner, ctx);
+                     return out;
+                   }));
+  }
+
+ private:
+  bool has_axis_ = false;
+  int64_t axis_ = 0;
+};
+
+// ---- ReverseSequence ---------------------------------------------------------------
+class ReverseSequence final : public OpKernel {
+ public:
+  explicit ReverseSequence(const KernelInfo& info) {
+    time_axis_ = info.attr_int("time_axis", 0);
+    batch_axis_ = info.attr_int("batch_axis", 1);
+    if (!((time_axis_ == 0 && batch_axis_ == 1) || (time_axis_ == 1 && batch_axis_ == 0)))
+      info.Fail("time_axis and batch_axis must be 0 and 1 in some order, got ", time_axis_, " and ", batch_axis_);
+  }
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() < 2) ctx.Fail("ReverseSequence needs an input of rank >= 2, got ", x.Describe());
+    std::vector<int64_t> lens = ReadInts(ctx.input(1));
+    const int64_t T = x.dim(time_axis_), B = x.dim(batch_axis_);
+    if (static_cast<int64_t>(lens.size()) != B)
+      ctx.Fail("sequence_lens has ", lens.size(), " entries but the batch size is ", B);
+    for (int64_t l : lens)
+      if (l < 0 || l > T) ctx.Fail("sequence length ", l, " is outside [0, ", T, "]");
+    const int64_t inner = SizeFromDim(x.shape(), 2);
+    const int64_t t_stride = time_axis_ == 0 ? B * inner : inner;
+    const int64_t b_stride = batch_axis_ == 0 ? T * inner : inner;
+    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
+                     Tensor out(t.dtype(), t.shape());
+                     DispatchWord(t.dtype(), ctx, [&]<typename W>() {
+                       const W* s = t.data<W>();
+                       W* o = out.data<W>();
+                       for (int64_t b = 0; b < B; ++b) {
+                         const int64_t len = lens[static_cast<size_t>(b)];
+                         for (int64_t ti = 0; ti < T; ++ti) {
+                           const int64_t src_t = ti < len ? len - 1 - ti : ti;
+                           layout::CopyN(s + b * b_stride + src_t * t_stride, inner, o + b * b_stride + ti * t_stride);
+                         }
+                       }
+                     });
+                     return out;
+                   }));
+  }
+
+ private:
+  int64_t time_axis_ = 0, batch_axis_ = 1;
+};
+
 }  // namespace
 
 std::vector<KernelRow> LayoutKernels() {
@@ -519,6 +897,19 @@ std::vector<KernelRow> LayoutKernels() {
       {"ai.onnx", "Slice", 10, kMaxOnnxOpset, all, Make<Slice10>()},
       {"ai.onnx", "Tile", 1, 5, all, Make<Tile>()},
       {"ai.onnx", "Tile", 6, kMaxOnnxOpset, all, Make<Tile>()},
+      {"ai.onnx", "Pad", 1, 1, types::Floats(), Make<Pad>()},
+      {"ai.onnx", "Pad", 2, 10, types::Floats(), Make<Pad>()},
+      {"ai.onnx", "Pad", 11, 17, all, Make<Pad>()},
+      {"ai.onnx", "Pad", 18, 18, all, Make<Pad>()},
+      {"ai.onnx", "Pad", 19, kMaxOnnxOpset, all, Make<Pad>()},
+      {"ai.onnx", "DepthToSpace", 1, 10, all, Make<DepthToSpace>()},
+      {"ai.onnx", "DepthToSpace", 11, kMaxOnnxOpset, all, Make<DepthToSpace>()},
+      {"ai.onnx", "SpaceToDepth", 1, kMaxOnnxOpset, all, Make<SpaceToDepth>()},
+      {"ai.onnx", "Trilu", 14, kMaxOnnxOpset, all, Make<Trilu>()},
+      {"ai.onnx", "Compress", 9, 10, all, Make<Compress>()},
+      {"ai.onnx", "Compress", 11, kMaxOnnxOpset, all, Make<Compress>()},
+      {"ai.onnx", "ReverseSequence", 10, kMaxOnnxOpset, all, Make<ReverseSequence>()},
+      {"ai.onnx", "CenterCropPad", 18, kMaxOnnxOpset, all, Make<CenterCropPad>()},
   };
 }
 

@@ -1,0 +1,2 @@
+
+BprobabilitiesJ(nò<ãÇ†;v†¯;˜\D?¸pQ=æŸ=¸q<#ˆ³<WW;8Gº=

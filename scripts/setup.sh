@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Tessera needs to build and test. Idempotent:
+# does nothing (not even apt-get update) when everything is present.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  protobuf-compiler libprotobuf-dev
+  libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-numpy python3-onnx
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

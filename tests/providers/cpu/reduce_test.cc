@@ -1,0 +1,153 @@
+#include <cmath>
+#include <limits>
+
+#include "support/op_test.h"
+
+namespace tessera::test {
+namespace {
+
+TEST(ReduceTest, SumAxesInputKeepdims) {
+  OpTest("ReduceSum", 13)
+      .Input("x", T_<float>({1, 2, 3, 4, 5, 6}, {2, 3}))
+      .Input("axes", T_<int64_t>({-1}, {1}))
+      .Output("y", T_<float>({6, 15}, {2, 1}))
+      .Run();
+}
+
+TEST(ReduceTest, SumLeadingAxis) {
+  OpTest("ReduceSum", 13)
+      .Attr("keepdims", int64_t{0})
+      .Input("x", T_<int32_t>({1, 2, 3, 4, 5, 6}, {2, 3}))
+      .Input("axes", T_<int64_t>({0}, {1}))
+      .Output("y", T_<int32_t>({5, 7, 9}, {3}))
+      .Run();
+}
+
+TEST(ReduceTest, SumAllAxesWhenAxesOmitted) {
+  OpTest("ReduceSum", 13)
+      .Attr("keepdims", int64_t{0})
+      .Input("x", T_<float>({1, 2, 3, 4}, {2, 2}))
+      .Output("y", T_<float>({10}, {}))
+      .Run();
+}
+
+TEST(ReduceTest, SumNonContiguousAxes) {
+  // [2, 2, 2] reduced over axes 0 and 2.
+  OpTest("ReduceSum", 13)
+      .Attr("keepdims", int64_t{0})
+      .Input("x", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}))
+      .Input("axes", T_<int64_t>({0, 2}, {2}))
+      .Output("y", T_<float>({1 + 2 + 5 + 6, 3 + 4 + 7 + 8}, {2}))
+      .Run();
+}
+
+TEST(ReduceTest, MeanMiddleAxisAttributeForm) {
+  OpTest("ReduceMean", 13)
+      .Attr("axes", std::vector<int64_t>{1})
+      .Input("x", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}))
+      .Output("y", T_<float>({2, 3, 6, 7}, {2, 1, 2}))
+      .Run();
+}
+
+TEST(ReduceTest, MaxMinOnIntegers) {
+  OpTest("ReduceMax", 18)
+      .Input("x", T_<int8_t>({-5, 3, -1, -7}, {2, 2}))
+      .Input("axes", T_<int64_t>({1}, {1}))
+      .Output("y", T_<int8_t>({3, -1}, {2, 1}))
+      .Run();
+  OpTest("ReduceMin", 18)
+      .Input("x", T_<int64_t>({-5, 3, -1, -7}, {2, 2}))
+      .Input("axes", T_<int64_t>({0}, {1}))
+      .Output("y", T_<int64_t>({-5, -7}, {1, 2}))
+      .Run();
+}
+
+TEST(ReduceTest, MinBoolOpset20) {
+  OpTest("ReduceMin", 20)
+      .Input("x", T_<bool>({true, false, true, true}, {2, 2}))
+      .Input("axes", T_<int64_t>({1}, {1}))
+      .Output("y", T_<bool>({false, true}, {2, 1}))
+      .Run();
+}
+
+TEST(ReduceTest, EmptySetGivesIdentity) {
+  OpTest("ReduceProd", 18)
+      .Input("x", T_<float>({}, {2, 0}))
+      .Input("axes", T_<int64_t>({1}, {1}))
+      .Output("y", T_<float>({1, 1}, {2, 1}))
+      .Run();
+  OpTest("ReduceMin", 18)
+      .Input("x", T_<int32_t>({}, {0, 2}))
+      .Input("axes", T_<int64_t>({0}, {1}))
+      .Output("y", T_<int32_t>({std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max()}, {1, 2}))
+      .Run();
+}
+
+TEST(ReduceTest, NoopWithEmptyAxes) {
+  OpTest("ReduceL2", 18)
+      .Attr("noop_with_empty_axes", int64_t{1})
+      .Input("x", T_<float>({-3, 4}, {2}))
+      .Input("axes", T_<int64_t>({}, {0}))
+      .Output("y", T_<float>({-3, 4}, {2}))
+      .Run();
+}
+
+TEST(ReduceTest, L1L2SumSquareLogSum) {
+  OpTest("ReduceL1", 18).Input("x", T_<float>({-3, 4}, {2})).Output("y", T_<float>({7}, {1})).Run();
+  OpTest("ReduceL2", 18).Input("x", T_<float>({-3, 4}, {2})).Output("y", T_<float>({5}, {1})).Run();
+  OpTest("ReduceSumSquare", 18).Input("x", T_<float>({-3, 4}, {2})).Output("y", T_<float>({25}, {1})).Run();
+  OpTest("ReduceLogSum", 18).Input("x", T_<float>({1, 2}, {2})).Output("y", T_<float>({std::log(3.f)}, {1})).Run();
+}
+
+TEST(ReduceTest, LogSumExpIsStable) {
+  OpTest("ReduceLogSumExp", 18)
+      .Input("x", T_<double>({1000, 1000}, {2}))
+      .Output("y", T_<double>({1000 + std::log(2.0)}, {1}))
+      .Run();
+  OpTest("ReduceLogSumExp", 11)
+      .Attr("axes", std::vector<int64_t>{0})
+      .Attr("keepdims", int64_t{0})
+      .Input("x", T_<float>({0, 0, 0, 0}, {2, 2}))
+      .Output("y", T_<float>({std::log(2.f), std::log(2.f)}, {2}))
+      .Run();
+}
+
+TEST(ReduceTest, BadAxisFails) {
+  OpTest("ReduceSum", 13)
+      .Input("x", T_<float>({1, 2}, {2}))
+      .Input("axes", T_<int64_t>({3}, {1}))
+      .Output("y", T_<float>({0}, {1}))
+      .ExpectFailure("out of range");
+}
+
+TEST(ReduceTest, ArgMaxSelectLastIndex) {
+  OpTest("ArgMax", 13)
+      .Attr("axis", int64_t{1})
+      .Attr("select_last_index", int64_t{1})
+      .Input("x", T_<float>({2, 5, 5, 1, 1, 0}, {2, 3}))
+      .Output("y", T_<int64_t>({2, 1}, {2, 1}))
+      .Run();
+  OpTest("ArgMax", 13)
+      .Attr("axis", int64_t{1})
+      .Input("x", T_<float>({2, 5, 5, 1, 1, 0}, {2, 3}))
+      .Output("y", T_<int64_t>({1, 0}, {2, 1}))
+      .Run();
+}
+
+TEST(ReduceTest, ArgMinAxis0NoKeepdims) {
+  OpTest("ArgMin", 13)
+      .Attr("keepdims", int64_t{0})
+      .Input("x", T_<int32_t>({2, 5, 1, 7}, {2, 2}))
+      .Output("y", T_<int64_t>({1, 0}, {2}))
+      .Run();
+}
+
+TEST(ReduceTest, ArgMaxEmptyAxisFails) {
+  OpTest("ArgMax", 13)
+      .Input("x", T_<float>({}, {0, 2}))
+      .Output("y", T_<int64_t>({}, {1, 2}))
+      .ExpectFailure("empty axis");
+}
+
+}  // namespace
+}  // namespace tessera::test
