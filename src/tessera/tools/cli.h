@@ -34,5 +34,6 @@ std::string DescribeValue(const Value& v, int count = 8);
 
 int RunCommand(int argc, char** argv);
 int ConformanceCommand(int argc, char** argv);
+int OpsCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

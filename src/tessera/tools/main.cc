@@ -15,7 +15,9 @@ void PrintUsage() {
       "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
       "        [--timeout SEC] [--expected FILE] [--skip FILE] [--verbose]\n"
-      "        run ONNX backend test folders and compare outputs with the expected ones\n");
+      "        run ONNX backend test folders and compare outputs with the expected ones\n"
+      "  ops [--providers LIST] [--json]\n"
+      "        list the kernel tables: domain, op, opset range, element types\n");
 }
 
 }  // namespace
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "run") return tessera::cli::RunCommand(argc, argv);
     if (cmd == "conformance") return tessera::cli::ConformanceCommand(argc, argv);
+    if (cmd == "ops") return tessera::cli::OpsCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

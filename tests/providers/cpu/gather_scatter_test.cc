@@ -66,6 +66,7 @@ TEST(GatherScatterTest, GatherNDBadTupleFails) {
 
 TEST(GatherScatterTest, ScatterElementsAddWithDuplicates) {
   OpTest("ScatterElements", 18)
+      .Attr("axis", int64_t{1})
       .Attr("reduction", std::string("add"))
       .Input("data", T_<float>({1, 2, 3, 4, 5}, {1, 5}))
       .Input("indices", T_<int64_t>({1, 1}, {1, 2}))

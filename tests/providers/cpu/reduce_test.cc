@@ -151,3 +151,50 @@ TEST(ReduceTest, ArgMaxEmptyAxisFails) {
 
 }  // namespace
 }  // namespace tessera::test
+
+// Large contiguous reductions split into chunks on a multi-threaded pool;
+// check the chunked path against closed forms.
+#include "tessera/api/providers.h"
+#include "tessera/runtime/session.h"
+
+namespace tessera::test {
+namespace {
+
+Tensor RunWithThreads(OpTest& t, const Tensor& x, int threads) {
+  SessionOptions opts;
+  opts.intra_op_num_threads = threads;
+  Session session(t.BuildModel(), opts, MakeProviders({"cpu"}));
+  auto out = session.Run({{"x", Value(x)}});
+  return out.at(0).tensor();
+}
+
+TEST(ReduceTest, LargeReduceAllThreaded) {
+  const int64_t n = 1 << 20;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i % 7) - 3.0f;
+  v[123457] = 100.0f;
+  Tensor x = T_<float>(v, {n});
+  double sum = 0;
+  for (float f : v) sum += f;
+  {
+    OpTest t("ReduceSum", 13);
+    t.Attr("keepdims", int64_t{0}).Input("x", x).Output("y", T_<float>({0}, {}));
+    Tensor y = RunWithThreads(t, x, 4);
+    EXPECT_NEAR(y.data<float>()[0], sum, 1e-3);
+  }
+  {
+    OpTest t("ReduceMax", 18);
+    t.Attr("keepdims", int64_t{0}).Input("x", x).Output("y", T_<float>({0}, {}));
+    Tensor y = RunWithThreads(t, x, 4);
+    EXPECT_EQ(y.data<float>()[0], 100.0f);
+  }
+  {
+    OpTest t("ReduceLogSumExp", 18);
+    t.Attr("keepdims", int64_t{0}).Input("x", x).Output("y", T_<float>({0}, {}));
+    Tensor y = RunWithThreads(t, x, 4);
+    EXPECT_NEAR(y.data<float>()[0], 100.0f, 1e-4);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::test

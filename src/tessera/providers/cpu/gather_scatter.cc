@@ -479,7 +479,7 @@ class OneHot final : public OpKernel {
     if (depth_t.dtype() == DataType::kString || indices.dtype() == DataType::kString)
       ctx.Fail("indices and depth must be numeric");
     double depth_d = depth_t.GetAsDouble(0);
-    if (!(depth_d >= 0)) ctx.Fail("depth must be non-negative, got ", depth_d);
+    if (!(depth_d >= 0) || depth_d > 9.0e15) ctx.Fail("depth must be a non-negative count, got ", depth_d);
     int64_t depth = static_cast<int64_t>(depth_d);
     int64_t r = indices.rank();
     if (axis_ < -(r + 1) || axis_ > r) ctx.Fail("axis ", axis_, " is out of range for output rank ", r + 1);

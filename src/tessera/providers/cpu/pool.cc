@@ -484,6 +484,10 @@ class MaxUnpool final : public OpKernel {
       int64_t o = (x.dim(static_cast<int64_t>(d) + 2) - 1) * strides_[d] + kernel_[d] - pads_[d] - pads_[d + r];
       os.push_back(std::max<int64_t>(o, 0));
     }
+    // Indices address the inferred output shape; an explicit output_shape keeps
+    // each element's spatial coordinates.
+    Shape inferred = os;
+    bool remap = false;
     if (ctx.has_input(2)) {
       std::vector<int64_t> given = ReadInts(ctx.input(2));
       if (given.size() != os.size()) ctx.Fail("output_shape has ", given.size(), " values, expected ", os.size());
@@ -493,24 +497,34 @@ class MaxUnpool final : public OpKernel {
         if (d >= 2 && given[d] < os[d])
           ctx.Fail("output_shape dim ", d, " (", given[d], ") is smaller than the inferred size ", os[d]);
       }
+      remap = given != os;
       os = given;
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), os);
     std::memset(y.raw_data(), 0, y.nbytes());
-    int64_t total = y.numel();
     const int64_t* id = ind.data<int64_t>();
     int64_t n = x.numel();
-    // Indices are flat over the whole output; each (n, c) plane writes only its own plane.
-    int64_t out_plane = SizeFromDim(os, 2);
-    int64_t in_plane = SizeFromDim(x.shape(), 2);
-    for (int64_t i = 0; i < n; ++i)
-      if (id[i] < 0 || id[i] >= total) ctx.Fail("index ", id[i], " is out of range for an output of ", total, " elements");
-    (void)out_plane;
-    (void)in_plane;
+    int64_t limit = SizeFromDim(inferred, 0);
+    Shape isp(inferred.begin() + 2, inferred.end()), osp(os.begin() + 2, os.end());
+    std::vector<int64_t> ostr = StridesOf(osp);
+    int64_t in_plane = SizeFromDim(isp, 0), out_plane = SizeFromDim(osp, 0);
     size_t es = ElementSize(x);
     const char* xs = static_cast<const char*>(x.raw_data());
     char* ys = static_cast<char*>(y.raw_data());
-    for (int64_t i = 0; i < n; ++i) std::memcpy(ys + id[i] * es, xs + i * es, es);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = id[i];
+      if (v < 0 || v >= limit) ctx.Fail("index ", v, " is out of range for an output of ", limit, " elements");
+      int64_t dst = v;
+      if (remap) {
+        int64_t p = v / in_plane, rem = v % in_plane, off = 0;
+        for (size_t d = isp.size(); d-- > 0;) {
+          off += (rem % isp[d]) * ostr[d];
+          rem /= isp[d];
+        }
+        dst = p * out_plane + off;
+      }
+      std::memcpy(ys + dst * es, xs + i * es, es);
+    }
   }
 
  private:

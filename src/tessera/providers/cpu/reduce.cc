@@ -74,12 +74,34 @@ ReducePlan MakePlan(const Shape& shape, const std::vector<bool>& reduced, bool k
 
 // init(o) -> A gives the starting accumulator of output o, step(A&, const T&)
 // folds one element, finish(A, o) writes output o.
-template <typename T, typename A, typename Init, typename Step, typename Finish>
+// merge(A&, const A&) folds a partial accumulator into another; it lets a
+// single large contiguous reduction (e.g. over all axes) split into a fixed
+// number of chunks (deterministic whatever the thread count).
+template <typename T, typename A, typename Init, typename Step, typename Merge, typename Finish>
 void RunReduction(const ReducePlan& p, const T* x, ThreadPool* pool, const Init& init, const Step& step,
-                  const Finish& finish) {
+                  const Merge& merge, const Finish& finish) {
   if (p.out_count == 0) return;
   if (p.red_count == 0) {
     for (int64_t o = 0; o < p.out_count; ++o) finish(init(o), o);
+    return;
+  }
+  constexpr int64_t kChunk = 1 << 15;
+  if (p.outer_count == 1 && p.inner == 1 && p.red_sizes.size() == 1 && p.red_strides[0] == 1 &&
+      p.red_count >= 2 * kChunk && pool != nullptr && pool->num_threads() > 1) {
+    int64_t nchunks = std::min<int64_t>(64, p.red_count / kChunk);
+    int64_t per = (p.red_count + nchunks - 1) / nchunks;
+    std::vector<A> partial(static_cast<size_t>(nchunks), init(0));
+    ParallelFor(pool, nchunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        A a = init(0);
+        int64_t lo = c * per, hi = std::min(p.red_count, lo + per);
+        for (int64_t i = lo; i < hi; ++i) step(a, x[i]);
+        partial[static_cast<size_t>(c)] = a;
+      }
+    });
+    A total = partial[0];
+    for (int64_t c = 1; c < nchunks; ++c) merge(total, partial[static_cast<size_t>(c)]);
+    finish(total, 0);
     return;
   }
   const int64_t inner = p.inner;
@@ -202,7 +224,7 @@ class Reduce final : public OpKernel {
     auto ld = [](const T& v) -> A { return static_cast<A>(Load(v)); };
     if constexpr (K == RK::kSum || K == RK::kMean) {
       RunReduction<T, A>(
-          plan, x, pool, [](int64_t) { return A(0); }, [&](A& a, const T& v) { a += ld(v); },
+          plan, x, pool, [](int64_t) { return A(0); }, [&](A& a, const T& v) { a += ld(v); }, [](A& a, const A& b) { a += b; },
           [&](A a, int64_t o) {
             if constexpr (K == RK::kSum) {
               store(o, a);
@@ -233,11 +255,19 @@ class Reduce final : public OpKernel {
               if (K == RK::kMax ? b > a : b < a) a = b;
             }
           },
+          [](A& a, const A& b) {
+            if constexpr (std::is_floating_point_v<A>) {
+              if (std::isnan(b)) a = b;
+              else if (K == RK::kMax ? b > a : b < a) a = b;
+            } else {
+              if (K == RK::kMax ? b > a : b < a) a = b;
+            }
+          },
           [&](A a, int64_t o) { store(o, a); });
     } else if constexpr (K == RK::kProd) {
       RunReduction<T, A>(
           plan, x, pool, [](int64_t) { return A(1); }, [&](A& a, const T& v) { a *= ld(v); },
-          [&](A a, int64_t o) { store(o, a); });
+          [](A& a, const A& b) { a *= b; }, [&](A a, int64_t o) { store(o, a); });
     } else if constexpr (K == RK::kL1) {
       RunReduction<T, A>(
           plan, x, pool, [](int64_t) { return A(0); },
@@ -249,7 +279,7 @@ class Reduce final : public OpKernel {
             else
               a += ld(v);
           },
-          [&](A a, int64_t o) { store(o, a); });
+          [](A& a, const A& b) { a += b; }, [&](A a, int64_t o) { store(o, a); });
     } else if constexpr (K == RK::kSumSquare || K == RK::kL2) {
       RunReduction<T, A>(
           plan, x, pool, [](int64_t) { return A(0); },
@@ -257,6 +287,7 @@ class Reduce final : public OpKernel {
             A b = ld(v);
             a += b * b;
           },
+          [](A& a, const A& b) { a += b; },
           [&](A a, int64_t o) {
             if constexpr (K == RK::kL2) {
               double r = std::sqrt(static_cast<double>(a));
@@ -269,13 +300,16 @@ class Reduce final : public OpKernel {
     } else if constexpr (K == RK::kLogSum) {
       RunReduction<T, A>(
           plan, x, pool, [](int64_t) { return A(0); }, [&](A& a, const T& v) { a += ld(v); },
-          [&](A a, int64_t o) { store(o, std::log(a)); });
+          [](A& a, const A& b) { a += b; }, [&](A a, int64_t o) { store(o, std::log(a)); });
     } else if constexpr (K == RK::kLogSumExp) {
       std::vector<double> mx(static_cast<size_t>(plan.out_count));
       RunReduction<T, double>(
           plan, x, pool, [](int64_t) { return -std::numeric_limits<double>::infinity(); },
           [&](double& a, const T& v) {
             double b = static_cast<double>(Load(v));
+            if (b > a || std::isnan(b)) a = b;
+          },
+          [](double& a, const double& b) {
             if (b > a || std::isnan(b)) a = b;
           },
           [&](double a, int64_t o) { mx[static_cast<size_t>(o)] = a; });
@@ -289,6 +323,7 @@ class Reduce final : public OpKernel {
             return SumMax{0.0, std::isinf(m) ? 0.0 : m};
           },
           [&](SumMax& a, const T& v) { a.sum += std::exp(static_cast<double>(Load(v)) - a.max); },
+          [](SumMax& a, const SumMax& b) { a.sum += b.sum; },
           [&](SumMax a, int64_t o) { store(o, a.max + std::log(a.sum)); });
     }
   }

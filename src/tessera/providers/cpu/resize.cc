@@ -190,7 +190,8 @@ AxisPlan PlanAxis(const ResizeSpec& s, int64_t in, int64_t out, double scale, do
       }
       case CoordMode::kPytorchHalfPixel: xo = out > 1 ? (xr + 0.5) / scale - 0.5 : 0.0; break;
       case CoordMode::kAlignCorners:
-        xo = out == 1 ? 0.0 : xr * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+        // The reference divides by the fractional target length (in * scale) when scales are given.
+        xo = (out == 1 || out_float == 1.0) ? 0.0 : xr * static_cast<double>(in - 1) / (out_float - 1);
         break;
       case CoordMode::kAsymmetric: xo = xr / scale; break;
       case CoordMode::kTfHalfPixelForNN: xo = (xr + 0.5) / scale; break;

@@ -23,11 +23,19 @@ namespace {
 // ---- GEMM wrappers (row-major, C = alpha*A*op(B) + beta*C) -------------------
 inline void Gemm(bool trans_b, int m, int n, int k, const float* a, int lda, const float* b, int ldb, float beta,
                  float* c, int ldc) {
+  if (m == 1 && trans_b) {  // one row: y = B * a, a matrix-vector product
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, b, ldb, a, 1, beta, c, 1);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb, beta,
               c, ldc);
 }
 inline void Gemm(bool trans_b, int m, int n, int k, const double* a, int lda, const double* b, int ldb, double beta,
                  double* c, int ldc) {
+  if (m == 1 && trans_b) {
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0, b, ldb, a, 1, beta, c, 1);
+    return;
+  }
   cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta, c,
               ldc);
 }
@@ -341,8 +349,19 @@ class RecurrentBase : public OpKernel {
             xc[static_cast<size_t>(dst + i)] = static_cast<C>(Load(p[src + i]));
         }
     }
-    std::vector<C> wc = ToCompute<T, C>(w);
-    std::vector<C> rc = ToCompute<T, C>(r);
+    // Weights are read in place when already in the compute type.
+    std::vector<C> w_store, r_store;
+    const C* wc;
+    const C* rc;
+    if constexpr (std::is_same_v<T, C>) {
+      wc = w.data<C>();
+      rc = r.data<C>();
+    } else {
+      w_store = ToCompute<T, C>(w);
+      r_store = ToCompute<T, C>(r);
+      wc = w_store.data();
+      rc = r_store.data();
+    }
 
     const bool want_y = ctx.output_requested(0);
     std::vector<C> y;  // [seq, D, batch, H]
@@ -357,8 +376,8 @@ class RecurrentBase : public OpKernel {
 
     for (int64_t d = 0; d < D; ++d) {
       const bool reverse = reverse_only_ || d == 1;
-      const C* wd = wc.data() + d * GH * input_size;
-      const C* rd = rc.data() + d * GH * H;
+      const C* wd = wc + d * GH * input_size;
+      const C* rd = rc + d * GH * H;
       const C* wb = bias.data() + d * 2 * GH;
       const C* rb = wb + GH;
       const Activation* act = acts_.data() + d * ActsPerDirection(kind_);
