@@ -1,5 +1,7 @@
 // Unit tests of the conv family against straightforward reference loops.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -300,6 +302,47 @@ TEST(DeformConv, ZeroOffsetsEqualConvAndShiftSamples) {
       .Input("mask", T_<float>({0.5f, 0.5f, 0.5f}, {1, 1, 1, 3}))
       .Output("y", T_<float>({1.5f, 3.0f, 2.0f}, {1, 1, 1, 3}))
       .Run();
+}
+
+}  // namespace
+}  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+TEST(DeformConv, HostileOffsetsSampleZero) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTest("DeformConv", 22)
+      .Input("x", T_<float>({2, 4, 8}, {1, 1, 1, 3}))
+      .Input("w", T_<float>({1}, {1, 1, 1, 1}))
+      .Input("offset", T_<float>({0, 0, 0, 1e30f, nan, -1e30f}, {1, 2, 1, 3}))
+      .Output("y", T_<float>({0, 0, 0}, {1, 1, 1, 3}))
+      .Run();
+}
+
+TEST(CausalConvWithState, PastStateBiasAndSilu) {
+  // One channel, k = 3: seq = [p0, p1, x0, x1], w = [1, 2, 3].
+  OpTest("CausalConvWithState", 27)
+      .Input("x", T_<float>({1, 2}, {1, 1, 2}))
+      .Input("w", T_<float>({1, 2, 3}, {1, 1, 3}))
+      .Input("b", T_<float>({0.5f}, {1}))
+      .Input("past", T_<float>({10, 20}, {1, 1, 2}))
+      .Output("y", T_<float>({10 + 40 + 3 + 0.5f, 20 + 2 + 6 + 0.5f}, {1, 1, 2}))
+      .Output("state", T_<float>({1, 2}, {1, 1, 2}))
+      .Run();
+  // No past state: zeros; input shorter than k - 1 keeps padding in the state.
+  OpTest("CausalConvWithState", 27)
+      .Attr("activation", std::string("silu"))
+      .Input("x", T_<float>({1}, {1, 1, 1}))
+      .Input("w", T_<float>({1, 1, 1}, {1, 1, 3}))
+      .Output("y", T_<float>({1.0f / (1.0f + std::exp(-1.0f))}, {1, 1, 1}))
+      .Output("state", T_<float>({0, 1}, {1, 1, 2}))
+      .Run();
+  OpTest("CausalConvWithState", 27)
+      .Input("x", T_<float>({1, 2}, {1, 1, 2}))
+      .Input("w", T_<float>({1, 2, 3}, {2, 1, 3}))
+      .Output("y", T_<float>({}, {1, 1, 2}))
+      .ExpectFailure("weight must have shape");
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <cstring>
 #include <string>
 
 #include "support/op_test.h"
@@ -218,6 +219,69 @@ TEST(GatherScatterTest, UniqueStrings) {
   OpTest("Unique", 11)
       .Input("x", T_<std::string>({"b", "a", "b"}, {3}))
       .Output("y", T_<std::string>({"a", "b"}, {2}))
+      .Run();
+}
+
+}  // namespace
+}  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+Tensor Packed(DataType dt, Shape shape, std::vector<uint8_t> bytes) {
+  Tensor t(dt, std::move(shape));
+  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return t;
+}
+
+TEST(GatherScatterTest, TensorScatterPackedInt4) {
+  // past [1, 4, 1] int4 = 1,2,3,4 (low nibble first); write 7 at position 2.
+  OpTest("TensorScatter", 24)
+      .Attr("axis", int64_t{1})
+      .Input("past", Packed(DataType::kInt4, {1, 4, 1}, {0x21, 0x43}))
+      .Input("update", Packed(DataType::kInt4, {1, 1, 1}, {0x07}))
+      .Input("write_indices", T_<int64_t>({2}, {1}))
+      .Output("present", Packed(DataType::kInt4, {1, 4, 1}, {0x21, 0x47}))
+      .Run();
+}
+
+TEST(GatherScatterTest, ScatterOpset9AndBoolAdd) {
+  OpTest("Scatter", 9)
+      .Attr("axis", int64_t{1})
+      .Input("data", T_<float>({0, 0, 0}, {1, 3}))
+      .Input("indices", T_<int64_t>({2, 0}, {1, 2}))
+      .Input("updates", T_<float>({5, 6}, {1, 2}))
+      .Output("y", T_<float>({6, 0, 5}, {1, 3}))
+      .Run();
+  OpTest("ScatterND", 16)
+      .Attr("reduction", std::string("add"))
+      .Input("data", T_<bool>({false, true}, {2}))
+      .Input("indices", T_<int64_t>({0, 0}, {2, 1}))
+      .Input("updates", T_<bool>({true, true}, {2}))
+      .Output("y", T_<bool>({true, true}, {2}))
+      .Run();
+}
+
+TEST(GatherScatterTest, GatherEmptyIndices) {
+  OpTest("Gather", 13)
+      .Input("data", T_<float>({1, 2, 3}, {3}))
+      .Input("indices", T_<int64_t>({}, {0}))
+      .Output("y", T_<float>({}, {0}))
+      .Run();
+}
+
+TEST(GatherScatterTest, GatherElementsShapeMismatchFails) {
+  OpTest("GatherElements", 13)
+      .Input("data", T_<float>({1, 2, 3, 4}, {2, 2}))
+      .Input("indices", T_<int64_t>({0, 0, 0}, {1, 3}))
+      .Output("y", T_<float>({0, 0, 0}, {1, 3}))
+      .ExpectFailure("exceeds data shape");
+}
+
+TEST(GatherScatterTest, NonZeroStringsAndScalar) {
+  OpTest("NonZero", 13)
+      .Input("x", T_<std::string>({"", "a", "b"}, {3}))
+      .Output("y", T_<int64_t>({1, 2}, {1, 2}))
       .Run();
 }
 

@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "support/op_test.h"
+#include "tessera/base/half.h"
 
 namespace tessera::test {
 namespace {
@@ -74,6 +75,25 @@ TEST(SoftmaxTest, BadAxisFails) {
       .Input("x", T_<float>({1, 2}, {1, 2}))
       .Output("y", T_<float>({0, 0}, {1, 2}))
       .ExpectFailure("out of range");
+}
+
+}  // namespace
+}  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+Tensor Half(std::vector<float> v, Shape s) {
+  Tensor t(DataType::kFloat16, std::move(s));
+  for (size_t i = 0; i < v.size(); ++i) t.data<Float16>()[i] = Float16{FloatToHalf(v[i])};
+  return t;
+}
+
+TEST(SoftmaxTest, Float16) {
+  OpTest("Softmax", 13)
+      .Input("x", Half({0, 0, 1, 1}, {2, 2}))
+      .Output("y", Half({0.5f, 0.5f, 0.5f, 0.5f}, {2, 2}))
+      .Run();
 }
 
 }  // namespace

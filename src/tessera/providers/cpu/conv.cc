@@ -444,6 +444,8 @@ F SampleLinear(const F* x, const Shape& in, const F* p) {
   int64_t lo[8];
   F frac[8];
   for (size_t d = 0; d < nsp; ++d) {
+    // At or beyond one pixel outside, every corner is outside (also NaN / huge offsets).
+    if (!(p[d] > F{-1} && p[d] < static_cast<F>(in[d]))) return F{};
     F f = std::floor(p[d]);
     lo[d] = static_cast<int64_t>(f);
     frac[d] = p[d] - f;

@@ -213,7 +213,7 @@ class Gemm final : public OpKernel {
             } else {
               double r = static_cast<double>(alpha_) * static_cast<double>(v);
               if (cp) r += static_cast<double>(beta_) * static_cast<double>(cp[i * c_rs + j * c_cs]);
-              v = static_cast<T>(static_cast<int64_t>(r));
+              v = std::fabs(r) < 9.2e18 ? static_cast<T>(static_cast<int64_t>(r)) : T{};
             }
           }
       }

@@ -560,6 +560,10 @@ class MaxRoiPool final : public OpKernel {
         double bidx = static_cast<double>(Load(roi[0]));
         if (!(bidx >= 0 && bidx < static_cast<double>(N))) ctx.Fail("roi ", r, " has batch index out of range");
         int64_t b = static_cast<int64_t>(bidx);
+        for (int k = 1; k < 5; ++k) {
+          double v = static_cast<double>(Load(roi[k])) * scale_;
+          if (!std::isfinite(v) || std::abs(v) > 1e9) ctx.Fail("roi ", r, " has a non-finite or huge coordinate");
+        }
         int64_t x1 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[1])) * scale_));
         int64_t y1 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[2])) * scale_));
         int64_t x2 = static_cast<int64_t>(std::round(static_cast<double>(Load(roi[3])) * scale_));

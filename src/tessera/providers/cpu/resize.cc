@@ -205,6 +205,15 @@ AxisPlan PlanAxis(const ResizeSpec& s, int64_t in, int64_t out, double scale, do
         }
         break;
     }
+    if (!std::isfinite(xo)) {
+      if (s.coord == CoordMode::kTfCropAndResize) {
+        p.extrap[static_cast<size_t>(o)] = 1;
+        continue;
+      }
+      xo = 0;
+    }
+    // Points far outside only ever read edge values; keep the integer casts defined.
+    xo = std::clamp(xo, -static_cast<double>(in) - 8.0, static_cast<double>(in) + 8.0);
     size_t base = static_cast<size_t>(o) * taps;
     if (s.mode == InterpMode::kNearest) {
       double v = 0;
@@ -543,6 +552,8 @@ class GridSample final : public OpKernel {
             double c = align_ ? (gv + 1) / 2 * static_cast<double>(dim - 1) : ((gv + 1) * static_cast<double>(dim) - 1) / 2;
             if (pad_ == PadMode::kBorder) c = std::clamp(c, 0.0, static_cast<double>(dim - 1));
             else if (pad_ == PadMode::kReflection) c = Reflect(c, lo_b, hi_b);
+            // Far outside points only ever touch padding; keep the integer casts defined.
+            if (std::isfinite(c)) c = std::clamp(c, -static_cast<double>(dim) - 8.0, static_cast<double>(dim) + 8.0);
             auto fix = [&](int64_t i) -> int64_t {
               if (i >= 0 && i < dim) return i;
               if (pad_ == PadMode::kZeros) return -1;
@@ -712,7 +723,11 @@ class RoiAlign final : public OpKernel {
     for (int64_t b : batch)
       if (b < 0 || b >= N) ctx.Fail("batch index ", b, " is out of range [0, ", N, ")");
     std::vector<double> rv(static_cast<size_t>(rois.numel()));
-    for (int64_t i = 0; i < rois.numel(); ++i) rv[static_cast<size_t>(i)] = rois.GetAsDouble(i);
+    for (int64_t i = 0; i < rois.numel(); ++i) {
+      rv[static_cast<size_t>(i)] = rois.GetAsDouble(i);
+      if (!std::isfinite(rv[static_cast<size_t>(i)]) || std::abs(rv[static_cast<size_t>(i)]) > 1e9)
+        ctx.Fail("roi coordinate ", rv[static_cast<size_t>(i)], " is not a finite value of reasonable size");
+    }
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       using CT = typename Compute<T>::type;
       const T* xd = x.data<T>();
