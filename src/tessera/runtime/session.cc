@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "tessera/format/model_loader.h"
+#include "tessera/ops/shape_inference.h"
 
 namespace tessera {
 
@@ -28,6 +29,20 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   }
   for (const auto& in : model_.graph->inputs)
     if (!model_.graph->initializers.count(in.name)) inputs_.push_back(in);
+  value_types_ = InferGraphTypes(graph_->graph(), [this](const std::string& d) { return model_.OpsetFor(d); }).types;
+  outputs_ = graph_->graph().outputs;
+  for (auto& out : outputs_) {
+    auto it = value_types_.find(out.name);
+    if (it != value_types_.end() && (out.type.kind == TypeInfo::Kind::kUnknown || !out.type.shape)) out.type = it->second;
+  }
+  if (logger_.Enabled(Severity::kVerbose)) {
+    for (const auto& node : graph_->graph().nodes)
+      for (const auto& o : node.outputs) {
+        auto it = value_types_.find(o);
+        if (!o.empty())
+          TS_LOG(logger_, kVerbose, "value " << o << ": " << (it == value_types_.end() ? "dynamic" : it->second.ToString()));
+      }
+  }
   TS_LOG(logger_, kInfo, "session created for '" << model_.DisplayName() << "': " << model_.graph->nodes.size()
                                                  << " nodes, " << threads << " threads");
 }
@@ -41,6 +56,11 @@ std::unique_ptr<Session> Session::FromBytes(const void* data, size_t size, const
                                             ProviderList providers) {
   return std::make_unique<Session>(LoadModelFromBytes(data, size, "", options.load_limits), options,
                                    std::move(providers));
+}
+
+const TypeInfo* Session::ValueType(const std::string& value_name) const {
+  auto it = value_types_.find(value_name);
+  return it == value_types_.end() ? nullptr : &it->second;
 }
 
 std::vector<NodePlacement> Session::Placement() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +38,10 @@ class Session {
   // Graph inputs the caller feeds (initializer-backed inputs are optional and
   // not listed) and graph outputs, with their declared types.
   const std::vector<ValueInfo>& inputs() const { return inputs_; }
-  const std::vector<ValueInfo>& outputs() const { return graph_->graph().outputs; }
+  const std::vector<ValueInfo>& outputs() const { return outputs_; }
+  // The statically inferred type of any value in the main graph (nullptr
+  // when neither declared nor inferable before running).
+  const TypeInfo* ValueType(const std::string& value_name) const;
   const Model& model() const { return model_; }
   const ProviderList& providers() const { return providers_; }
   std::vector<NodePlacement> Placement() const;
@@ -56,6 +60,8 @@ class Session {
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<CompiledGraph> graph_;
   std::vector<ValueInfo> inputs_;
+  std::vector<ValueInfo> outputs_;
+  std::unordered_map<std::string, TypeInfo> value_types_;
 };
 
 }  // namespace tessera

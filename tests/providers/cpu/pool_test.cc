@@ -1,4 +1,5 @@
 #include "support/op_test.h"
+#include "tessera/base/half.h"
 
 namespace tessera::test {
 namespace {
@@ -150,6 +151,52 @@ TEST(PoolTest, EmptyBatch) {
       .Attr("kernel_shape", std::vector<int64_t>{2})
       .Input("x", T_<float>({}, {0, 1, 3}))
       .Output("y", T_<float>({}, {0, 1, 2}))
+      .Run();
+}
+
+Tensor F16(const std::vector<float>& v, Shape s) {
+  std::vector<Float16> h;
+  for (float f : v) h.push_back(Float16{FloatToHalf(f)});
+  return Tensor::FromVector<Float16>(h, std::move(s));
+}
+
+TEST(PoolTest, Float16AveragePoolAndMaxPool) {
+  OpTest("AveragePool", 19)
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Input("x", F16({1, 2, 4}, {1, 1, 3}))
+      .Output("y", F16({1.5f, 3}, {1, 1, 2}))
+      .Run();
+  OpTest("MaxPool", 12)
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("auto_pad", std::string("SAME_UPPER"))
+      .Input("x", F16({1, 2, 4}, {1, 1, 3}))
+      .Output("y", F16({2, 4, 4}, {1, 1, 3}))
+      .Run();
+}
+
+TEST(PoolTest, MaxPoolDilationAndSameLower) {
+  // dilation 2, kernel 2: window covers x[i], x[i + 2].
+  OpTest("MaxPool", 12)
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("dilations", std::vector<int64_t>{2})
+      .Input("x", T_<float>({5, 1, 2, 7}, {1, 1, 4}))
+      .Output("y", T_<float>({5, 7}, {1, 1, 2}))
+      .Run();
+  // SAME_LOWER puts the odd padding cell at the start.
+  OpTest("MaxPool", 12)
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("auto_pad", std::string("SAME_LOWER"))
+      .Input("x", T_<float>({1, 3, 2}, {1, 1, 3}))
+      .Output("y", T_<float>({1, 3, 3}, {1, 1, 3}))
+      .Run();
+}
+
+TEST(PoolTest, LpPoolOpset1FloatP) {
+  OpTest("LpPool", 1)
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("p", 1.0f)
+      .Input("x", T_<float>({-1, 2, -3}, {1, 1, 3}))
+      .Output("y", T_<float>({3, 5}, {1, 1, 2}))
       .Run();
 }
 

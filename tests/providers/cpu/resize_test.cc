@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "support/op_test.h"
 
 namespace tessera::test {
@@ -134,6 +136,49 @@ TEST(ResizeTest, NonMaxSuppressionScoreThreshold) {
       .Input("iou", T_<float>({0.5f}, {1}))
       .Input("score", T_<float>({0.3f}, {1}))
       .Output("sel", T_<int64_t>({0, 0, 0}, {1, 3}))
+      .Run();
+}
+
+TEST(ResizeTest, Upsample1HeightWidthScales) {
+  OpTest("Upsample", 1)
+      .Attr("height_scale", 2.0f)
+      .Attr("width_scale", 1.0f)
+      .Input("x", T_<float>({1, 2}, {1, 1, 1, 2}))
+      .Output("y", T_<float>({1, 2, 1, 2}, {1, 1, 2, 2}))
+      .Run();
+}
+
+TEST(ResizeTest, KeepAspectRatioNotLarger) {
+  // in 2x4, sizes 4x4 not_larger: scale = min(2, 1) = 1 -> unchanged.
+  OpTest("Resize", 18)
+      .Attr("keep_aspect_ratio_policy", std::string("not_larger"))
+      .Attr("axes", std::vector<int64_t>{0, 1})
+      .Input("x", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 4}))
+      .OmittedInput()
+      .OmittedInput()
+      .Input("sizes", T_<int64_t>({4, 4}, {2}))
+      .Output("y", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 4}))
+      .Run();
+}
+
+TEST(ResizeTest, CropAndResizeExtrapolation) {
+  OpTest("Resize", 13)
+      .Attr("mode", std::string("linear"))
+      .Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
+      .Attr("extrapolation_value", 9.0f)
+      .Input("x", T_<float>({0, 10}, {2}))
+      .Input("roi", T_<float>({0.5f, 1.5f}, {2}))
+      .OmittedInput()
+      .Input("sizes", T_<int64_t>({3}, {1}))
+      .Output("y", T_<float>({5, 10, 9}, {3}))
+      .Run();
+}
+
+TEST(ResizeTest, GridSampleNaNGridGivesZero) {
+  OpTest("GridSample", 16)
+      .Input("x", T_<float>({1, 2, 3, 4}, {1, 1, 2, 2}))
+      .Input("grid", T_<float>({std::nanf(""), 0, 1e30f, -1e30f}, {1, 1, 2, 2}))
+      .Output("y", T_<float>({0, 0}, {1, 1, 1, 2}))
       .Run();
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "support/op_test.h"
+#include "tessera/base/half.h"
 
 namespace tessera::test {
 namespace {
@@ -24,6 +25,7 @@ struct Case {
   bool input_forget = false;
   float clip = 0.f;
   int64_t layout = 0;
+  float x_scale = 1.f;  // large values drive the gates into saturation
 };
 
 int Gates(Cell c) { return c == Cell::kRnn ? 1 : c == Cell::kGru ? 3 : 4; }
@@ -125,6 +127,7 @@ void RunCase(const Case& c, int64_t opset = 14) {
   const int64_t D = c.direction == "bidirectional" ? 2 : 1, H = c.hidden, G = Gates(c.cell);
   Data d;
   d.x = Random(static_cast<size_t>(c.seq * c.batch * c.input), rng);
+  for (auto& v : d.x) v *= c.x_scale;
   d.w = Random(static_cast<size_t>(D * G * H * c.input), rng);
   d.r = Random(static_cast<size_t>(D * G * H * H), rng);
   d.b = Random(static_cast<size_t>(D * 2 * G * H), rng);
@@ -214,6 +217,29 @@ TEST(LstmTest, BatchMajorLayout) {
   c.lens = {1, 3};
   RunCase(c);
 }
+TEST(LstmTest, SaturatedGates) {
+  Case c;
+  c.x_scale = 40.f;
+  c.seq = 5;
+  RunCase(c);
+  c.cell = Cell::kGru;
+  RunCase(c);
+}
+
+TEST(LstmTest, ZeroBatchAndZeroSteps) {
+  for (int64_t batch : {0, 2}) {
+    int64_t seq = batch == 0 ? 2 : 0;
+    OpTest t("LSTM", 14);
+    t.Attr("hidden_size", int64_t{2});
+    t.Input("X", T_<float>({}, {seq, batch, 3}))
+        .Input("W", T_<float>(std::vector<float>(8 * 3, 0.5f), {1, 8, 3}))
+        .Input("R", T_<float>(std::vector<float>(8 * 2, 0.5f), {1, 8, 2}));
+    t.Output("Y", T_<float>({}, {seq, 1, batch, 2}))
+        .Output("Y_h", T_<float>(std::vector<float>(static_cast<size_t>(batch * 2), 0.f), {1, batch, 2}));
+    t.Run();
+  }
+}
+
 TEST(GruTest, Forward) {
   Case c;
   c.cell = Cell::kGru;
@@ -282,6 +308,19 @@ TEST(RnnTest, DoubleType) {
       .Input("W", T_<double>({1.0}, {1, 1, 1}))
       .Input("R", T_<double>({1.0}, {1, 1, 1}));
   t.Output("Y", T_<double>({3.0}, {1, 1, 1, 1}));
+  t.Run();
+}
+
+TEST(RnnTest, Float16) {
+  auto h = [](std::vector<float> v, Shape s) {
+    std::vector<Float16> o;
+    for (float f : v) o.push_back(Float16{FloatToHalf(f)});
+    return T_<Float16>(o, std::move(s));
+  };
+  OpTest t("RNN", 14);
+  t.Attr("hidden_size", int64_t{1}).Attr("activations", std::vector<std::string>{"Relu"});
+  t.Input("X", h({1.f, 2.f}, {2, 1, 1})).Input("W", h({1.f}, {1, 1, 1})).Input("R", h({1.f}, {1, 1, 1}));
+  t.Output("Y", h({1.f, 3.f}, {2, 1, 1, 1}));
   t.Run();
 }
 

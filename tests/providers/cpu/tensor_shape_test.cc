@@ -2,12 +2,15 @@
 // attribute), Flatten, Squeeze, Unsqueeze, Shape, Size, Expand, Identity,
 // Constant, ConstantOfShape, Range, Dropout, EyeLike. Views must share the
 // input buffer; bad input must fail with a clear message.
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "support/op_test.h"
 #include "tessera/api/providers.h"
 #include "tessera/base/half.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/runtime/session.h"
 
 namespace tessera::test {
@@ -246,6 +249,36 @@ TEST(EyeLikeTest, OffsetsAndTypes) {
       .Output("y", T_<bool>({false, false, true, false, false, true}, {3, 2}))
       .Run();
   OpTest("EyeLike", 9).Input("x", T_<float>({1}, {1})).Output("y", T_<float>({}, {0})).ExpectFailure("2-D");
+}
+
+// The rows of the shape, layout and cast families cover each op's opsets from
+// its first version to kMaxOnnxOpset without gaps or overlaps.
+TEST(TensorFamilyRowsTest, CoverEveryOpsetOnce) {
+  const std::map<std::string, int64_t> first = {
+      {"Reshape", 1},  {"Flatten", 1},      {"Squeeze", 1},        {"Unsqueeze", 1},     {"Shape", 1},
+      {"Size", 1},     {"Expand", 8},       {"Identity", 1},       {"Constant", 1},      {"ConstantOfShape", 9},
+      {"Range", 11},   {"Dropout", 1},      {"EyeLike", 9},        {"Transpose", 1},     {"Concat", 1},
+      {"Split", 1},    {"Slice", 1},        {"Tile", 1},           {"Pad", 1},           {"DepthToSpace", 1},
+      {"SpaceToDepth", 1}, {"Trilu", 14},   {"Compress", 9},       {"ReverseSequence", 10},
+      {"CenterCropPad", 18}, {"Cast", 1},   {"CastLike", 15},      {"BitCast", 26}};
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> ranges;
+  for (auto family : {cpu::ShapeKernels, cpu::LayoutKernels, cpu::CastKernels})
+    for (const KernelRow& r : family()) {
+      EXPECT_EQ(r.domain, "ai.onnx");
+      ranges[r.op_type].push_back({r.first_opset, r.last_opset});
+    }
+  EXPECT_EQ(ranges.size(), first.size());
+  for (auto& [op, rs] : ranges) {
+    ASSERT_TRUE(first.count(op)) << op;
+    std::sort(rs.begin(), rs.end());
+    int64_t next = first.at(op);
+    for (auto [a, b] : rs) {
+      EXPECT_EQ(a, next) << op;
+      EXPECT_LE(a, b) << op;
+      next = b + 1;
+    }
+    EXPECT_EQ(next, kMaxOnnxOpset + 1) << op;
+  }
 }
 
 }  // namespace

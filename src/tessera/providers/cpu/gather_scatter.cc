@@ -674,6 +674,22 @@ class Cumulative final : public OpKernel {
       };
       ParallelFor(ctx.thread_pool(), outer, 1, [&](int64_t b, int64_t e) {
         std::vector<A> acc(static_cast<size_t>(inner));
+        if (inner == 1) {
+          // One contiguous lane per row: keep the running value in a register.
+          int64_t step = rev ? -1 : 1;
+          for (int64_t o = b; o < e; ++o) {
+            const T* xr = xp + o * n + (rev ? n - 1 : 0);
+            T* yr = yp + o * n + (rev ? n - 1 : 0);
+            A a = A(kProd ? 1 : 0);
+            for (int64_t s = 0; s < n; ++s, xr += step, yr += step) {
+              A v = load(*xr);
+              if (excl) *yr = store(a);
+              a = kProd ? static_cast<A>(a * v) : static_cast<A>(a + v);
+              if (!excl) *yr = store(a);
+            }
+          }
+          return;
+        }
         for (int64_t o = b; o < e; ++o) {
           std::fill(acc.begin(), acc.end(), A(kProd ? 1 : 0));
           for (int64_t s = 0; s < n; ++s) {

@@ -267,12 +267,23 @@ class LayerNormalization final : public OpKernel {
     if (!rms_ && ctx.num_outputs() > 2 && ctx.output_requested(2)) inv_t = &ctx.allocate_output(2, stash_, ss);
     std::vector<double> means(static_cast<size_t>(rows)), invs(static_cast<size_t>(rows));
     bool stash_double = stash_ == DataType::kDouble;
+    // Scale/bias gathered into row order once when they do not vary across rows.
+    auto gather = [&](const ParamMap& m, int64_t row, std::vector<double>& out) {
+      out.resize(static_cast<size_t>(D));
+      int64_t ro = m.RowOffset(row);
+      for (int64_t j = 0; j < D; ++j)
+        out[static_cast<size_t>(j)] = m.vals[static_cast<size_t>(ro + m.inner_off[static_cast<size_t>(j)])];
+    };
+    std::vector<double> sc0, bi0;
+    if (sc.outer_zero) gather(sc, 0, sc0);
+    if (has_b && bi.outer_zero) gather(bi, 0, bi0);
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       const T* xd = x.data<T>();
       DispatchFloat(ydt, ctx, [&]<typename Y>() {
         Y* yd = y.data<Y>();
         ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(D, 1)),
                     [&](int64_t lo, int64_t hi) {
+                      std::vector<double> sc_row, bi_row;
                       for (int64_t row = lo; row < hi; ++row) {
                         const T* xp = xd + row * D;
                         Y* yp = yd + row * D;
@@ -299,13 +310,24 @@ class LayerNormalization final : public OpKernel {
                         }
                         means[static_cast<size_t>(row)] = mean;
                         invs[static_cast<size_t>(row)] = inv;
-                        int64_t so = sc.RowOffset(row);
-                        int64_t bo = has_b ? bi.RowOffset(row) : 0;
-                        for (int64_t j = 0; j < D; ++j) {
-                          double v = (static_cast<double>(Load(xp[j])) - mean) * inv;
-                          v *= sc.vals[static_cast<size_t>(so + sc.inner_off[static_cast<size_t>(j)])];
-                          if (has_b) v += bi.vals[static_cast<size_t>(bo + bi.inner_off[static_cast<size_t>(j)])];
-                          yp[j] = StoreAs<Y>(static_cast<typename Compute<Y>::type>(v));
+                        const double* sp = sc0.data();
+                        const double* bp = bi0.data();
+                        if (!sc.outer_zero) {
+                          gather(sc, row, sc_row);
+                          sp = sc_row.data();
+                        }
+                        if (has_b && !bi.outer_zero) {
+                          gather(bi, row, bi_row);
+                          bp = bi_row.data();
+                        }
+                        if (has_b) {
+                          for (int64_t j = 0; j < D; ++j)
+                            yp[j] = StoreAs<Y>(static_cast<typename Compute<Y>::type>(
+                                (static_cast<double>(Load(xp[j])) - mean) * inv * sp[j] + bp[j]));
+                        } else {
+                          for (int64_t j = 0; j < D; ++j)
+                            yp[j] = StoreAs<Y>(static_cast<typename Compute<Y>::type>(
+                                (static_cast<double>(Load(xp[j])) - mean) * inv * sp[j]));
                         }
                       }
                     });

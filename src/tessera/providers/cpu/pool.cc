@@ -141,45 +141,93 @@ PoolGeometry MakeGeometry(const PoolAttrs& a, const Shape& x_shape, const Kernel
   return g;
 }
 
-// Walks every output point of one (n, c) plane. fn(out_flat, lists) where
-// lists[d] is the window list along dim d.
-template <typename Fn>
-void ForEachOutput(const PoolGeometry& g, Fn&& fn) {
+// Walks every output point of one (n, c) plane in row-major order and calls
+// per_out(out_flat, visit, valid_count, pad_count), where visit(cell) calls
+// cell(offset) for each in-bounds input cell of the window (offset within the
+// plane), valid_count is their number and pad_count the number of window cells
+// inside the padded input. Rank <= 3 runs as plain nested loops.
+template <typename PerOut>
+void PoolPlane(const PoolGeometry& g, const std::vector<int64_t>& strides, PerOut&& per_out) {
   size_t r = g.rank;
+  for (int64_t o : g.out)
+    if (o == 0) return;
+  if (r <= 3) {
+    static const std::vector<std::vector<int64_t>> kUnitWin = {{0}};
+    static const std::vector<int64_t> kUnitCount = {1};
+    const std::vector<std::vector<int64_t>>* w[3];
+    const std::vector<int64_t>* pc[3];
+    int64_t st[3], n[3];
+    size_t lead = 3 - r;
+    for (size_t d = 0; d < 3; ++d) {
+      if (d < lead) {
+        w[d] = &kUnitWin;
+        pc[d] = &kUnitCount;
+        st[d] = 0;
+        n[d] = 1;
+      } else {
+        w[d] = &g.win[d - lead];
+        pc[d] = &g.padcount[d - lead];
+        st[d] = strides[d - lead];
+        n[d] = g.out[d - lead];
+      }
+    }
+    int64_t flat = 0;
+    for (int64_t a = 0; a < n[0]; ++a) {
+      const std::vector<int64_t>& l0 = (*w[0])[static_cast<size_t>(a)];
+      int64_t p0 = (*pc[0])[static_cast<size_t>(a)];
+      for (int64_t b = 0; b < n[1]; ++b) {
+        const std::vector<int64_t>& l1 = (*w[1])[static_cast<size_t>(b)];
+        int64_t p1 = p0 * (*pc[1])[static_cast<size_t>(b)];
+        for (int64_t c = 0; c < n[2]; ++c) {
+          const std::vector<int64_t>& l2 = (*w[2])[static_cast<size_t>(c)];
+          int64_t p2 = p1 * (*pc[2])[static_cast<size_t>(c)];
+          int64_t valid = static_cast<int64_t>(l0.size() * l1.size() * l2.size());
+          auto visit = [&](auto&& cell) {
+            for (int64_t i0 : l0)
+              for (int64_t i1 : l1) {
+                int64_t base = i0 * st[0] + i1 * st[1];
+                for (int64_t i2 : l2) cell(base + i2 * st[2]);
+              }
+          };
+          per_out(flat++, visit, valid, p2);
+        }
+      }
+    }
+    return;
+  }
+  // Generic N-D odometer.
   int64_t total = 1;
   for (int64_t o : g.out) total *= o;
-  if (total == 0) return;
   std::vector<int64_t> oi(r, 0);
   std::vector<const std::vector<int64_t>*> lists(r);
+  std::vector<size_t> pos(r);
   for (int64_t flat = 0; flat < total; ++flat) {
-    for (size_t d = 0; d < r; ++d) lists[d] = &g.win[d][static_cast<size_t>(oi[d])];
-    fn(flat, lists, oi);
+    int64_t valid = 1, padc = 1;
+    for (size_t d = 0; d < r; ++d) {
+      lists[d] = &g.win[d][static_cast<size_t>(oi[d])];
+      valid *= static_cast<int64_t>(lists[d]->size());
+      padc *= g.padcount[d][static_cast<size_t>(oi[d])];
+    }
+    auto visit = [&](auto&& cell) {
+      if (valid == 0) return;
+      std::fill(pos.begin(), pos.end(), 0);
+      for (;;) {
+        int64_t off = 0;
+        for (size_t d = 0; d < r; ++d) off += (*lists[d])[pos[d]] * strides[d];
+        cell(off);
+        size_t d = r;
+        for (;;) {
+          if (d == 0) return;
+          --d;
+          if (++pos[d] < lists[d]->size()) break;
+          pos[d] = 0;
+        }
+      }
+    };
+    per_out(flat, visit, valid, padc);
     for (size_t d = r; d-- > 0;) {
       if (++oi[d] < g.out[d]) break;
       oi[d] = 0;
-    }
-  }
-}
-
-// Calls visit(offset, coords) for each in-bounds cell of the window, where
-// offset is the row-major offset within the plane.
-template <typename Visit>
-void ForEachCell(const std::vector<const std::vector<int64_t>*>& lists, const std::vector<int64_t>& strides,
-                 std::vector<size_t>& pos, Visit&& visit) {
-  size_t r = lists.size();
-  for (size_t d = 0; d < r; ++d)
-    if (lists[d]->empty()) return;
-  std::fill(pos.begin(), pos.end(), 0);
-  while (true) {
-    int64_t off = 0;
-    for (size_t d = 0; d < r; ++d) off += (*lists[d])[pos[d]] * strides[d];
-    visit(off, pos);
-    size_t d = r;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++pos[d] < lists[d]->size()) break;
-      pos[d] = 0;
     }
   }
 }
@@ -228,18 +276,22 @@ class MaxPool final : public OpKernel {
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
-        std::vector<size_t> pos(g.rank);
         for (int64_t p = b; p < e; ++p) {
           const T* xp = xd + p * in_plane;
           T* yp = yd + p * out_plane;
-          ForEachOutput(g, [&](int64_t o, const auto& lists, const auto&) {
+          PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t, int64_t) {
             C best = std::numeric_limits<C>::lowest();
             int64_t best_off = -1;
-            ForEachCell(lists, strides, pos, [&](int64_t off, const std::vector<size_t>&) {
+            visit([&](int64_t off) {
               C v = Load(xp[off]);
-              if (best_off < 0 || v > best || (std::isnan(static_cast<double>(v)) && !std::isnan(static_cast<double>(best)))) {
+              if (best_off < 0 || v > best) {
                 best = v;
                 best_off = off;
+              } else if constexpr (std::is_floating_point_v<C>) {
+                if (std::isnan(v) && !std::isnan(best)) {
+                  best = v;
+                  best_off = off;
+                }
               }
             });
             yp[o] = StoreAs<T>(best);
@@ -288,17 +340,13 @@ class AveragePool final : public OpKernel {
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
-        std::vector<size_t> pos(g.rank);
         for (int64_t p = b; p < e; ++p) {
           const T* xp = xd + p * in_plane;
           T* yp = yd + p * out_plane;
-          ForEachOutput(g, [&](int64_t o, const auto& lists, const std::vector<int64_t>& oi) {
+          PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t valid, int64_t padc) {
             C sum = 0;
-            ForEachCell(lists, strides, pos, [&](int64_t off, const std::vector<size_t>&) { sum += Load(xp[off]); });
-            int64_t count = 1;
-            for (size_t d = 0; d < g.rank; ++d)
-              count *= count_include_pad_ ? g.padcount[d][static_cast<size_t>(oi[d])]
-                                          : static_cast<int64_t>(lists[d]->size());
+            visit([&](int64_t off) { sum += Load(xp[off]); });
+            int64_t count = count_include_pad_ ? padc : valid;
             yp[o] = StoreAs<T>(count > 0 ? sum / static_cast<C>(count) : C(0));
           });
         }
@@ -352,15 +400,12 @@ class LpPool final : public OpKernel {
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
-        std::vector<size_t> pos(g.rank);
         for (int64_t p = b; p < e; ++p) {
           const T* xp = xd + p * in_plane;
           T* yp = yd + p * out_plane;
-          ForEachOutput(g, [&](int64_t o, const auto& lists, const auto&) {
+          PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t, int64_t) {
             C sum = 0;
-            ForEachCell(lists, strides, pos, [&](int64_t off, const std::vector<size_t>&) {
-              sum += LpTerm<C>(Load(xp[off]), p_);
-            });
+            visit([&](int64_t off) { sum += LpTerm<C>(Load(xp[off]), p_); });
             yp[o] = StoreAs<T>(LpFinish<C>(sum, p_));
           });
         }

@@ -542,6 +542,8 @@ class GridSample final : public OpKernel {
         std::vector<int64_t> tidx(static_cast<size_t>(r) * taps);
         std::vector<double> tw(static_cast<size_t>(r) * taps);
         std::vector<size_t> pos(static_cast<size_t>(r));
+        std::vector<int64_t> combo_off;
+        std::vector<double> combo_w;
         for (int64_t q = lo; q < hi; ++q) {
           int64_t n = q / out_plane, o = q % out_plane;
           const double* g = &grid_vals[static_cast<size_t>(q * r)];
@@ -590,32 +592,40 @@ class GridSample final : public OpKernel {
               }
             }
           }
+          // Combine the per-dim taps once per point, then apply to every channel.
+          combo_off.clear();
+          combo_w.clear();
+          std::fill(pos.begin(), pos.end(), 0);
+          while (true) {
+            double w = 1;
+            int64_t off = 0;
+            bool zero = false;
+            for (int64_t d = 0; d < r; ++d) {
+              size_t k = static_cast<size_t>(d) * taps + pos[static_cast<size_t>(d)];
+              if (tidx[k] < 0) {
+                zero = true;
+                break;
+              }
+              w *= tw[k];
+              off += tidx[k] * istr[static_cast<size_t>(d)];
+            }
+            if (!zero && w != 0) {
+              combo_off.push_back(off);
+              combo_w.push_back(w);
+            }
+            int64_t d = r - 1;
+            while (d >= 0) {
+              if (++pos[static_cast<size_t>(d)] < taps) break;
+              pos[static_cast<size_t>(d)] = 0;
+              --d;
+            }
+            if (d < 0) break;
+          }
+          size_t nc = combo_off.size();
           for (int64_t c = 0; c < C; ++c) {
             const T* xp = xd + (n * C + c) * in_plane;
             double acc = 0;
-            std::fill(pos.begin(), pos.end(), 0);
-            while (true) {
-              double w = 1;
-              int64_t off = 0;
-              bool zero = false;
-              for (int64_t d = 0; d < r; ++d) {
-                size_t k = static_cast<size_t>(d) * taps + pos[static_cast<size_t>(d)];
-                if (tidx[k] < 0) {
-                  zero = true;
-                  break;
-                }
-                w *= tw[k];
-                off += tidx[k] * istr[static_cast<size_t>(d)];
-              }
-              if (!zero && w != 0) acc += w * static_cast<double>(Load(xp[off]));
-              int64_t d = r - 1;
-              while (d >= 0) {
-                if (++pos[static_cast<size_t>(d)] < taps) break;
-                pos[static_cast<size_t>(d)] = 0;
-                --d;
-              }
-              if (d < 0) break;
-            }
+            for (size_t i = 0; i < nc; ++i) acc += combo_w[i] * static_cast<double>(Load(xp[combo_off[i]]));
             yd[(n * C + c) * out_plane + o] = StoreAs<T>(static_cast<CT>(acc));
           }
         }

@@ -1,0 +1,89 @@
+#include "tessera/ops/shape_inference.h"
+
+#include <gtest/gtest.h>
+
+#include "support/model_builder.h"
+#include "tessera/api/providers.h"
+#include "tessera/runtime/session.h"
+
+namespace tessera {
+namespace {
+
+using test::MakeNode;
+
+std::string TypeOf(const Session& s, const std::string& name) {
+  const TypeInfo* t = s.ValueType(name);
+  return t ? t->ToString() : "none";
+}
+
+TEST(ShapeInference, PropagatesSymbolicBatchThroughTheDefaultModel) {
+  auto s = Session::FromFile(std::string(TESSERA_SOURCE_DIR) + "/models/default/model.onnx", SessionOptions{},
+                             MakeProviders({"cpu"}));
+  EXPECT_EQ(TypeOf(*s, "c1"), "tensor(float)[batch,8,32,32]");
+  EXPECT_EQ(TypeOf(*s, "p1"), "tensor(float)[batch,8,16,16]");
+  EXPECT_EQ(TypeOf(*s, "g"), "tensor(float)[batch,16,1,1]");
+  EXPECT_EQ(TypeOf(*s, "f"), "tensor(float)[?,16]");
+  EXPECT_EQ(TypeOf(*s, "logits"), "tensor(float)[?,10]");
+  EXPECT_EQ(s->outputs()[0].type.ToString(), "tensor(float)[batch,10]");  // declared type kept
+}
+
+std::vector<TypeInfo> Infer(const Node& n, std::vector<TypeInfo> inputs, std::vector<const Tensor*> consts = {},
+                            int64_t opset = 17) {
+  consts.resize(inputs.size(), nullptr);
+  return InferOutputTypes(InferenceInput{n, opset, std::move(inputs), std::move(consts)});
+}
+
+TypeInfo T(std::vector<int64_t> dims, DataType dt = DataType::kFloat) {
+  std::vector<Dim> d;
+  for (int64_t x : dims) d.push_back(x < 0 ? Dim::Symbol("n") : Dim::Known(x));
+  return TypeInfo::Tensor(dt, d);
+}
+
+TEST(ShapeInference, BroadcastsAndComparisons) {
+  EXPECT_EQ(Infer(MakeNode("a", "Add", {"x", "y"}, {"z"}), {T({-1, 1, 4}), T({3, 1})})[0].ToString(),
+            "tensor(float)[n,3,4]");
+  EXPECT_EQ(Infer(MakeNode("e", "Equal", {"x", "y"}, {"z"}), {T({2, 3}), T({3})})[0].ToString(),
+            "tensor(bool)[2,3]");
+  // Incompatible dims leave the shape unknown; the kernel reports the error.
+  EXPECT_FALSE(Infer(MakeNode("a", "Add", {"x", "y"}, {"z"}), {T({2, 3}), T({4})})[0].shape.has_value());
+}
+
+TEST(ShapeInference, MatMulAndGemm) {
+  EXPECT_EQ(Infer(MakeNode("m", "MatMul", {"a", "b"}, {"c"}), {T({5, 2, 3, 4}), T({4, 7})})[0].ToString(),
+            "tensor(float)[5,2,3,7]");
+  EXPECT_EQ(Infer(MakeNode("m", "MatMul", {"a", "b"}, {"c"}), {T({4}), T({2, 4, 7})})[0].ToString(),
+            "tensor(float)[2,7]");
+  Node gemm = MakeNode("g", "Gemm", {"a", "b"}, {"c"});
+  gemm.attributes.push_back(Attribute{"transB", AttributeType::kInt, "", 0, 1});
+  EXPECT_EQ(Infer(gemm, {T({8, 16}), T({10, 16})})[0].ToString(), "tensor(float)[8,10]");
+}
+
+TEST(ShapeInference, ReshapeUsesConstantShapes) {
+  Tensor shape = Tensor::FromVector<int64_t>({0, -1}, {2});
+  EXPECT_EQ(Infer(MakeNode("r", "Reshape", {"x", "s"}, {"y"}), {T({2, 3, 4}), T({2}, DataType::kInt64)},
+                  {nullptr, &shape})[0]
+                .ToString(),
+            "tensor(float)[2,12]");
+}
+
+TEST(ShapeInference, SliceAndReduceWithConstantInputs) {
+  Tensor starts = Tensor::FromVector<int64_t>({1}, {1}), ends = Tensor::FromVector<int64_t>({-1}, {1});
+  Tensor axes = Tensor::FromVector<int64_t>({1}, {1});
+  EXPECT_EQ(Infer(MakeNode("s", "Slice", {"x", "b", "e", "a"}, {"y"}),
+                  {T({4, 10}), T({1}, DataType::kInt64), T({1}, DataType::kInt64), T({1}, DataType::kInt64)},
+                  {nullptr, &starts, &ends, &axes})[0]
+                .ToString(),
+            "tensor(float)[4,8]");
+  EXPECT_EQ(Infer(MakeNode("r", "ReduceSum", {"x", "a"}, {"y"}), {T({4, 10}), T({1}, DataType::kInt64)},
+                  {nullptr, &axes})[0]
+                .ToString(),
+            "tensor(float)[4,1]");
+}
+
+TEST(ShapeInference, DataDependentShapesStayDynamic) {
+  auto out = Infer(MakeNode("nz", "NonZero", {"x"}, {"y"}), {T({3, 4})});
+  EXPECT_EQ(out[0].ToString(), "tensor(int64)[2,?]");
+}
+
+}  // namespace
+}  // namespace tessera
