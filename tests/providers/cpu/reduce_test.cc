@@ -198,3 +198,24 @@ TEST(ReduceTest, LargeReduceAllThreaded) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+TEST(ReduceTest, ArgMaxNanWins) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTest("ArgMax", 13)
+      .Attr("keepdims", int64_t{0})
+      .Input("x", T_<float>({1, nan, 5, nan}, {4}))
+      .Output("y", T_<int64_t>({1}, {}))
+      .Run();
+  OpTest("ArgMin", 13)
+      .Attr("keepdims", int64_t{0})
+      .Attr("select_last_index", int64_t{1})
+      .Input("x", T_<float>({1, nan, 5, nan}, {4}))
+      .Output("y", T_<int64_t>({3}, {}))
+      .Run();
+}
+
+}  // namespace
+}  // namespace tessera::test

@@ -27,5 +27,15 @@ std::vector<KernelRow> RecurrentKernels();       // rnn.cc
 std::vector<KernelRow> ControlFlowKernels();     // control_flow.cc
 std::vector<KernelRow> ResizeKernels();          // resize.cc
 std::vector<KernelRow> AttentionKernels();       // attention.cc
+std::vector<KernelRow> QuantizationKernels();       // quantization.cc
+std::vector<KernelRow> SignalKernels();             // signal.cc
+std::vector<KernelRow> SequenceKernels();           // sequence.cc
+std::vector<KernelRow> StringKernels();             // strings.cc
+std::vector<KernelRow> MlKernels();                 // ml.cc
+std::vector<KernelRow> RandomKernels();             // random.cc
+std::vector<KernelRow> TrainingKernels();           // training.cc
+std::vector<KernelRow> ImageKernels();              // image_decoder.cc
+std::vector<KernelRow> LinearAlgebraKernels();      // linear_algebra.cc
+std::vector<KernelRow> AttentionVariantKernels();   // attention_variants.cc
 
 }  // namespace tessera::cpu

@@ -560,19 +560,16 @@ class MeanVarianceNormalization final : public OpKernel {
       using CT = typename Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
-      std::vector<double> sum(static_cast<size_t>(groups), 0.0), sq(static_cast<size_t>(groups), 0.0);
+      // Two passes (mean, then centered squares) for numerical stability.
+      std::vector<double> mean(static_cast<size_t>(groups), 0.0), den(static_cast<size_t>(groups), 0.0);
+      for (int64_t i = 0; i < total; ++i) mean[static_cast<size_t>(gid[static_cast<size_t>(i)])] += static_cast<double>(Load(xd[i]));
+      for (auto& m : mean) m /= static_cast<double>(per);
       for (int64_t i = 0; i < total; ++i) {
-        double v = static_cast<double>(Load(xd[i]));
-        sum[static_cast<size_t>(gid[static_cast<size_t>(i)])] += v;
-        sq[static_cast<size_t>(gid[static_cast<size_t>(i)])] += v * v;
+        size_t g = static_cast<size_t>(gid[static_cast<size_t>(i)]);
+        double d = static_cast<double>(Load(xd[i])) - mean[g];
+        den[g] += d * d;
       }
-      std::vector<double> mean(static_cast<size_t>(groups)), den(static_cast<size_t>(groups));
-      for (int64_t g = 0; g < groups; ++g) {
-        double m = sum[static_cast<size_t>(g)] / static_cast<double>(per);
-        double var = sq[static_cast<size_t>(g)] / static_cast<double>(per) - m * m;
-        mean[static_cast<size_t>(g)] = m;
-        den[static_cast<size_t>(g)] = std::sqrt(std::max(var, 0.0)) + 1e-9;
-      }
+      for (auto& v : den) v = std::sqrt(v / static_cast<double>(per)) + 1e-9;
       for (int64_t i = 0; i < total; ++i) {
         size_t g = static_cast<size_t>(gid[static_cast<size_t>(i)]);
         yd[i] = StoreAs<T>(static_cast<CT>((static_cast<double>(Load(xd[i])) - mean[g]) / den[g]));

@@ -455,13 +455,13 @@ class GlobalPool final : public OpKernel {
                           if (v > acc || std::isnan(static_cast<double>(v))) acc = v;
                         }
                       } else if (kind_ == GlobalKind::kAverage) {
-                        acc = 0;
-                        for (int64_t i = 0; i < plane; ++i) acc += Load(xp[i]);
-                        acc = plane > 0 ? acc / static_cast<C>(plane) : C(0);
+                        double s = 0;
+                        for (int64_t i = 0; i < plane; ++i) s += static_cast<double>(Load(xp[i]));
+                        acc = static_cast<C>(plane > 0 ? s / static_cast<double>(plane) : 0.0);
                       } else {
-                        acc = 0;
-                        for (int64_t i = 0; i < plane; ++i) acc += LpTerm<C>(Load(xp[i]), p_);
-                        acc = LpFinish<C>(acc, p_);
+                        double s = 0;
+                        for (int64_t i = 0; i < plane; ++i) s += LpTerm<double>(static_cast<double>(Load(xp[i])), p_);
+                        acc = static_cast<C>(LpFinish<double>(s, p_));
                       }
                       yd[p] = StoreAs<T>(acc);
                     }

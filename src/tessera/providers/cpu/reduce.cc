@@ -382,6 +382,17 @@ class ArgReduce final : public OpKernel {
               C v = Load(xr[j]);
               C& bv = best[static_cast<size_t>(j)];
               bool better;
+              if constexpr (std::is_floating_point_v<C>) {
+                // Like numpy: the first (or last) NaN wins over every number.
+                if (std::isnan(v) || std::isnan(bv)) {
+                  better = std::isnan(v) && (last || !std::isnan(bv));
+                  if (better) {
+                    bv = v;
+                    yb[j] = i;
+                  }
+                  continue;
+                }
+              }
               if (last) better = kMax ? v >= bv : v <= bv;
               else better = kMax ? v > bv : v < bv;
               if (better) {

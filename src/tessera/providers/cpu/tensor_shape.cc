@@ -338,7 +338,9 @@ class ConstantOfShape final : public OpKernel {
 // ---- Range -----------------------------------------------------------------------
 class Range final : public OpKernel {
  public:
-  explicit Range(const KernelInfo&) {}
+  // stash_type (opset 27): 1 computes float16/bfloat16 ranges in float; any
+  // other value computes start + i * delta with each step rounded to T.
+  explicit Range(const KernelInfo& info) : stash_float_(info.attr_int("stash_type", 1) == 1) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& ts = ctx.input(0);
     const Tensor& tl = ctx.input(1);
@@ -382,9 +384,20 @@ class Range final : public OpKernel {
       const int64_t n = static_cast<int64_t>(nd);
       Tensor& out = ctx.allocate_output(0, dt, {n});
       T* o = out.data<T>();
-      for (int64_t i = 0; i < n; ++i) o[i] = StoreAs<T>(static_cast<C>(s + static_cast<C>(i) * d));
+      if (std::is_same_v<C, T> || stash_float_) {
+        for (int64_t i = 0; i < n; ++i) o[i] = StoreAs<T>(static_cast<C>(s + static_cast<C>(i) * d));
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          const C iv = Load(StoreAs<T>(static_cast<C>(i)));
+          const C step = Load(StoreAs<T>(static_cast<C>(iv * d)));
+          o[i] = StoreAs<T>(static_cast<C>(s + step));
+        }
+      }
     });
   }
+
+ private:
+  bool stash_float_ = true;
 };
 
 // ---- Dropout -----------------------------------------------------------------------

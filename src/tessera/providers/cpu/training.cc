@@ -1,0 +1,8 @@
+#include "tessera/providers/cpu/families.h"
+#include "tessera/providers/cpu/kernel_util.h"
+
+namespace tessera::cpu {
+
+std::vector<KernelRow> TrainingKernels() { return {}; }
+
+}  // namespace tessera::cpu
