@@ -174,3 +174,19 @@ TEST(Session, ConcurrentRunsMatchSequentialRuns) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(Session, TwoSessionsFromOneModelStayIndependent) {
+  Model m = LoadModelFromFile(std::string(TESSERA_SOURCE_DIR) + "/tests/data/if_outer_scope/model.onnx");
+  Session first(m, SessionOptions{}, MakeProviders({"cpu"}));
+  Session second(m, SessionOptions{}, MakeProviders({"cpu"}));
+  auto a = first.Run({{"cond", Tensor::Scalar<bool>(true)}, {"x", Tensor::FromVector<float>({1, 2}, {2})}});
+  auto b = second.Run({{"cond", Tensor::Scalar<bool>(false)}, {"x", Tensor::FromVector<float>({1, 2}, {2})}});
+  EXPECT_EQ(a[0].tensor().data<float>()[0], 2.0f);
+  EXPECT_EQ(b[0].tensor().data<float>()[0], 0.0f);
+}
+
+}  // namespace
+}  // namespace tessera

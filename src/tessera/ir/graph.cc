@@ -147,6 +147,17 @@ std::vector<std::string> Graph::FreeVariables() const {
   return free;
 }
 
+std::shared_ptr<Graph> Graph::DeepCopy() const {
+  auto copy = std::make_shared<Graph>(*this);
+  for (auto& node : copy->nodes) {
+    for (auto& a : node.attributes) {
+      if (a.g) a.g = a.g->DeepCopy();
+      for (auto& g : a.graphs) g = g->DeepCopy();
+    }
+  }
+  return copy;
+}
+
 const ValueInfo* Graph::FindValueInfo(const std::string& value_name) const {
   for (const auto* list : {&inputs, &outputs, &value_info})
     for (const auto& vi : *list)

@@ -61,6 +61,9 @@ class Graph {
   const ValueInfo* FindValueInfo(const std::string& value_name) const;
   // Multi-line human-readable summary.
   std::string Summary() const;
+  // A copy whose nodes and nested subgraphs are all its own (tensors still
+  // share their buffers), so it can be reordered without touching this one.
+  std::shared_ptr<Graph> DeepCopy() const;
 };
 
 struct OpsetImport {

@@ -16,6 +16,10 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
       logger_(options.log_id, options.log_severity_level) {
   if (providers_.empty()) TS_THROW(kInvalidArgument, "a session needs at least one execution provider");
   if (!model_.graph) TS_THROW(kInvalidModel, "model '", model_.DisplayName(), "' has no graph");
+  // Compiling reorders nodes and keeps pointers to them: work on a private
+  // copy so sessions made from one Model (or a subgraph shared by two
+  // attributes) never disturb each other.
+  model_.graph = model_.graph->DeepCopy();
   int threads = options_.intra_op_num_threads;
   if (threads < 0) TS_THROW(kInvalidArgument, "intra_op_num_threads must be >= 0, got ", threads);
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -146,3 +146,45 @@ TEST(NormalizationTest, RMSNormalization) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+TEST(NormalizationTest, LayerNormMeanAndInvStdOutputs) {
+  OpTest("LayerNormalization", 17)
+      .Attr("epsilon", 0.0f)
+      .Input("x", T_<float>({1, 3, 2, 6}, {2, 2}))
+      .Input("w", T_<float>({1, 1}, {2}))
+      .Input("b", T_<float>({0, 0}, {2}))
+      .Output("y", T_<float>({-1, 1, -1, 1}, {2, 2}))
+      .Output("mean", T_<float>({2, 4}, {2, 1}))
+      .Output("inv", T_<float>({1, 0.5f}, {2, 1}))
+      .Run();
+}
+
+TEST(NormalizationTest, BatchNormTrainingOutputs) {
+  // x per channel: [1, 3] -> mean 2, var 1; running = 0.9 * input + 0.1 * batch.
+  OpTest("BatchNormalization", 15)
+      .Attr("training_mode", int64_t{1})
+      .Attr("epsilon", 0.0f)
+      .Input("x", T_<float>({1, 3}, {2, 1}))
+      .Input("s", T_<float>({1}, {1}))
+      .Input("b", T_<float>({0}, {1}))
+      .Input("m", T_<float>({0}, {1}))
+      .Input("v", T_<float>({1}, {1}))
+      .Output("y", T_<float>({-1, 1}, {2, 1}))
+      .Output("rm", T_<float>({0.2f}, {1}))
+      .Output("rv", T_<float>({1.0f}, {1}))
+      .Run();
+}
+
+TEST(NormalizationTest, LRNZeroSizeFails) {
+  OpTest("LRN", 13)
+      .Attr("size", int64_t{0})
+      .Input("x", T_<float>({1, 2}, {1, 2, 1, 1}))
+      .Output("y", T_<float>({0, 0}, {1, 2, 1, 1}))
+      .ExpectFailure("size");
+}
+
+}  // namespace
+}  // namespace tessera::test

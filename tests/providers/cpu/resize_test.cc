@@ -184,3 +184,57 @@ TEST(ResizeTest, GridSampleNaNGridGivesZero) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+TEST(ResizeTest, HostileInputsFailCleanly) {
+  OpTest("Resize", 13)
+      .Input("x", T_<float>({1, 2}, {2}))
+      .OmittedInput()
+      .OmittedInput()
+      .Input("sizes", T_<int64_t>({-3}, {1}))
+      .Output("y", T_<float>({0}, {1}))
+      .ExpectFailure("non-negative");
+  OpTest("Col2Im", 18)
+      .Input("x", T_<float>({1, 2}, {1, 2, 1}))
+      .Input("image_shape", T_<int64_t>({1, 3}, {2}))
+      .Input("block_shape", T_<int64_t>({1, 2}, {2}))
+      .Output("y", T_<float>({0, 0, 0}, {1, 1, 1, 3}))
+      .ExpectFailure("number of blocks");
+  OpTest("AffineGrid", 20)
+      .Input("theta", T_<float>({1, 0, 0, 0, 1, 0}, {1, 2, 3}))
+      .Input("size", T_<int64_t>({1, 1, 2, 2, 2}, {5}))
+      .Output("grid", T_<float>({0}, {1}))
+      .ExpectFailure("theta");
+  OpTest("NonMaxSuppression", 11)
+      .Input("boxes", T_<float>({0, 0, 1, 1}, {1, 1, 4}))
+      .Input("scores", T_<float>({0.9f, 0.5f}, {1, 1, 2}))
+      .Output("sel", T_<int64_t>({}, {0, 3}))
+      .ExpectFailure("scores");
+  OpTest("RoiAlign", 16)
+      .Input("x", T_<float>({1, 2, 3, 4}, {1, 1, 2, 2}))
+      .Input("rois", T_<float>({0, std::nanf(""), 1, 1}, {1, 4}))
+      .Input("bi", T_<int64_t>({0}, {1}))
+      .Output("y", T_<float>({0}, {1, 1, 1, 1}))
+      .ExpectFailure("finite");
+  OpTest("GridSample", 20)
+      .Input("x", T_<float>({}, {1, 1, 0, 2}))
+      .Input("grid", T_<float>({0, 0}, {1, 1, 1, 2}))
+      .Output("y", T_<float>({0}, {1, 1, 1, 1}))
+      .ExpectFailure("empty");
+}
+
+TEST(ResizeTest, RoiAlignAvgSimple) {
+  // One bin covering the 2x2 image with half_pixel: samples at pixel centres average all four.
+  OpTest("RoiAlign", 16)
+      .Attr("sampling_ratio", int64_t{2})
+      .Input("x", T_<float>({1, 2, 3, 4}, {1, 1, 2, 2}))
+      .Input("rois", T_<float>({0, 0, 2, 2}, {1, 4}))
+      .Input("bi", T_<int64_t>({0}, {1}))
+      .Output("y", T_<float>({2.5f}, {1, 1, 1, 1}))
+      .Run();
+}
+
+}  // namespace
+}  // namespace tessera::test

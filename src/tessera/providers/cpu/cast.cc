@@ -270,7 +270,7 @@ Tensor ToStrings(const Tensor& x, const CastOptions& opt, const KernelContext& c
   DispatchStd(dt, ctx, [&]<typename S>() {
     const S* s = x.data<S>();
     for (int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_same_v<S, bool>) o[i] = s[i] ? "1" : "0";
+      if constexpr (std::is_same_v<S, bool>) o[i].assign(1, s[i] ? '1' : '0');
       else if constexpr (std::is_same_v<S, float>) o[i] = FormatFloat(s[i], true);
       else if constexpr (std::is_same_v<S, double>) o[i] = FormatFloat(s[i], false);
       else o[i] = std::to_string(s[i]);

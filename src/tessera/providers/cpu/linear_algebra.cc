@@ -1,8 +1,88 @@
+// Linear algebra: Det (batched determinants by LU decomposition with partial
+// pivoting, computed in double).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
 
-std::vector<KernelRow> LinearAlgebraKernels() { return {}; }
+namespace {
+
+// Determinant of the n x n row-major matrix a (destroyed).
+double LuDeterminant(double* a, int64_t n) {
+  double det = 1.0;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t p = k;
+    double best = std::fabs(a[k * n + k]);
+    for (int64_t i = k + 1; i < n; ++i) {
+      const double v = std::fabs(a[i * n + k]);
+      if (v > best) {
+        best = v;
+        p = i;
+      }
+    }
+    if (best == 0.0) {
+      // A zero column: singular unless NaNs are present, which must propagate.
+      for (int64_t i = k; i < n; ++i)
+        if (std::isnan(a[i * n + k])) return std::numeric_limits<double>::quiet_NaN();
+      return 0.0;
+    }
+    if (p != k) {
+      for (int64_t j = 0; j < n; ++j) std::swap(a[k * n + j], a[p * n + j]);
+      det = -det;
+    }
+    const double pivot = a[k * n + k];
+    det *= pivot;
+    for (int64_t i = k + 1; i < n; ++i) {
+      const double f = a[i * n + k] / pivot;
+      if (f == 0.0) continue;
+      for (int64_t j = k + 1; j < n; ++j) a[i * n + j] -= f * a[k * n + j];
+    }
+  }
+  return det;
+}
+
+class Det final : public OpKernel {
+ public:
+  explicit Det(const KernelInfo&) {}
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const int64_t r = x.rank();
+    if (r < 2) ctx.Fail("input must have rank >= 2 ([*, M, M]), got ", ShapeToString(x.shape()));
+    const int64_t m = x.dim(r - 1);
+    if (x.dim(r - 2) != m) ctx.Fail("the last two dimensions must be equal (square matrices), got ", ShapeToString(x.shape()));
+    Shape out_shape(x.shape().begin(), x.shape().end() - 2);
+    const int64_t batch = SizeToDim(x.shape(), static_cast<size_t>(r - 2));
+    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+      Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
+      const T* px = x.data<T>();
+      T* py = y.data<T>();
+      const int64_t mm = m * m;
+      ParallelFor(ctx.thread_pool(), batch, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, mm * m)),
+                  [&](int64_t b, int64_t e) {
+                    std::vector<double> a(static_cast<size_t>(mm));
+                    for (int64_t i = b; i < e; ++i) {
+                      for (int64_t k = 0; k < mm; ++k) a[static_cast<size_t>(k)] = static_cast<double>(Load<T>(px[i * mm + k]));
+                      py[i] = StoreAs<T>(LuDeterminant(a.data(), m));
+                    }
+                  });
+    });
+  }
+};
+
+}  // namespace
+
+std::vector<KernelRow> LinearAlgebraKernels() {
+  return {
+      {"ai.onnx", "Det", 11, 21, {DataType::kFloat, DataType::kDouble, DataType::kFloat16}, Make<Det>()},
+      {"ai.onnx", "Det", 22, kMaxOnnxOpset, types::Floats(), Make<Det>()},
+  };
+}
 
 }  // namespace tessera::cpu

@@ -526,6 +526,7 @@ class GridSample final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, x.dtype(), os);
     int64_t in_plane = SizeFromDim(in_sp, 0), out_plane = SizeFromDim(out_sp, 0);
     if (y.numel() == 0) return;
+    if (in_plane == 0) ctx.Fail("cannot sample from X of shape ", ShapeToString(x.shape()), " with an empty spatial extent");
     std::vector<int64_t> istr = StridesOf(in_sp);
     std::vector<double> grid_vals(static_cast<size_t>(grid.numel()));
     DispatchFloat(grid.dtype(), ctx, [&]<typename G>() {
@@ -729,6 +730,7 @@ class RoiAlign final : public OpKernel {
     if (bi.rank() != 1 || bi.dim(0) != rois.dim(0)) ctx.Fail("batch_indices must have shape [num_rois]");
     int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), R = rois.dim(0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), {R, C, oh_, ow_});
+    if (y.numel() > 0 && (H == 0 || W == 0)) ctx.Fail("X has an empty spatial extent ", ShapeToString(x.shape()));
     std::vector<int64_t> batch = ReadInts(bi);
     for (int64_t b : batch)
       if (b < 0 || b >= N) ctx.Fail("batch index ", b, " is out of range [0, ", N, ")");
