@@ -34,3 +34,21 @@ TEST(ThreadPool, EmptyRangeDoesNothing) {
 }
 
 }  // namespace tessera
+
+namespace tessera {
+
+TEST(ThreadPool, ExceptionsReachTheCaller) {
+  ThreadPool pool(3);
+  EXPECT_THROW(pool.ParallelFor(1000, 1,
+                                [](int64_t b, int64_t e) {
+                                  for (int64_t i = b; i < e; ++i)
+                                    if (i == 777) throw std::runtime_error("bad element");
+                                }),
+               std::runtime_error);
+  // The pool stays usable afterwards.
+  std::atomic<int64_t> sum{0};
+  pool.ParallelFor(100, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  EXPECT_EQ(sum.load(), 100);
+}
+
+}  // namespace tessera

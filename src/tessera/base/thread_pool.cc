@@ -29,8 +29,14 @@ bool ThreadPool::RunOneChunk(std::unique_lock<std::mutex>& lock) {
   job_.next = end;
   const auto* fn = job_.fn;
   lock.unlock();
-  (*fn)(begin, end);
+  std::exception_ptr error;
+  try {
+    (*fn)(begin, end);
+  } catch (...) {
+    error = std::current_exception();
+  }
   lock.lock();
+  if (error && !job_.error) job_.error = error;
   if (--job_.pending == 0) done_cv_.notify_all();
   return true;
 }
@@ -73,6 +79,10 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   }
   done_cv_.wait(lock, [this] { return job_.pending == 0; });
   job_.fn = nullptr;
+  std::exception_ptr error = job_.error;
+  job_.error = nullptr;
+  lock.unlock();
+  if (error) std::rethrow_exception(error);
 }
 
 void ParallelFor(ThreadPool* pool, int64_t n, int64_t min_chunk,

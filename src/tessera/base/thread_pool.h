@@ -3,6 +3,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <exception>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -23,7 +24,8 @@ class ThreadPool {
 
   // Calls fn(begin, end) over disjoint chunks covering [0, n). Chunks hold at
   // least min_chunk items so tiny loops stay on the calling thread. Nested calls
-  // from inside a worker run inline.
+  // from inside a worker run inline. An exception thrown by any chunk is
+  // rethrown on the calling thread once every chunk has finished.
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
@@ -34,6 +36,7 @@ class ThreadPool {
     int64_t next = 0;      // next chunk start, guarded by mu_
     int pending = 0;       // chunks not yet finished
     uint64_t generation = 0;
+    std::exception_ptr error;  // first exception thrown by a chunk
   };
   void WorkerLoop();
   bool RunOneChunk(std::unique_lock<std::mutex>& lock);

@@ -21,8 +21,9 @@ std::vector<std::shared_ptr<Graph>> SubgraphsOf(const Node& node) {
 
 class CompiledGraph::FrameSubgraphRunner : public SubgraphRunner {
  public:
-  FrameSubgraphRunner(const CompiledGraph& owner, const std::vector<Value>& frame, ThreadPool* pool)
-      : owner_(owner), frame_(frame), pool_(pool) {}
+  FrameSubgraphRunner(const CompiledGraph& owner, const std::vector<Value>& frame, ThreadPool* pool,
+                      Profiler* profiler)
+      : owner_(owner), frame_(frame), pool_(pool), profiler_(profiler) {}
 
   std::vector<Value> Run(const Graph& graph, const std::vector<Value>& inputs) override {
     auto it = owner_.subgraphs_.find(&graph);
@@ -31,14 +32,46 @@ class CompiledGraph::FrameSubgraphRunner : public SubgraphRunner {
     std::vector<const Value*> outer;
     outer.reserve(sub.outer_names_.size());
     for (const auto& name : sub.outer_names_) outer.push_back(&frame_[static_cast<size_t>(owner_.SlotOf(name))]);
-    return sub.Execute(inputs, outer, pool_);
+    return sub.Execute(inputs, outer, pool_, profiler_);
   }
 
  private:
   const CompiledGraph& owner_;
   const std::vector<Value>& frame_;
   ThreadPool* pool_;
+  Profiler* profiler_;
 };
+
+namespace {
+std::string DescribeForTrace(const Value* v) {
+  if (v == nullptr || v->empty()) return "\"\"";
+  if (v->is_tensor()) return Profiler::Quote(v->tensor().Describe());
+  return Profiler::Quote(v->Describe());
+}
+}  // namespace
+
+void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t start_us,
+                               const std::vector<const Value*>& inputs, const std::vector<int>& output_slots,
+                               const std::vector<Value>& frame) const {
+  TraceEvent e;
+  e.name = step.node->name;
+  e.category = "node";
+  e.start_us = start_us;
+  e.duration_us = profiler->NowMicros() - start_us;
+  e.thread_id = Profiler::CurrentThreadId();
+  std::string ins = "[", outs = "[";
+  for (size_t i = 0; i < inputs.size(); ++i) ins += (i ? ", " : "") + DescribeForTrace(inputs[i]);
+  for (size_t i = 0; i < output_slots.size(); ++i)
+    outs += (i ? ", " : "") +
+            DescribeForTrace(output_slots[i] < 0 ? nullptr : &frame[static_cast<size_t>(output_slots[i])]);
+  e.args = {{"op_type", Profiler::Quote(step.node->op_type)},
+            {"domain", Profiler::Quote(step.node->domain)},
+            {"provider", Profiler::Quote(providers_[step.provider]->name())},
+            {"graph", Profiler::Quote(graph_->name)},
+            {"inputs", ins + "]"},
+            {"outputs", outs + "]"}};
+  profiler->Record(std::move(e));
+}
 
 int CompiledGraph::SlotOf(const std::string& name) const {
   auto it = slots_.find(name);
@@ -109,7 +142,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
 }
 
 std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer,
-                                          ThreadPool* pool) const {
+                                          ThreadPool* pool, Profiler* profiler) const {
   std::vector<Value> frame(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < outer_slots_.size() && i < outer.size(); ++i)
     frame[static_cast<size_t>(outer_slots_[i])] = *outer[i];
@@ -117,10 +150,30 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
   for (size_t i = 0; i < input_slots_.size() && i < inputs.size(); ++i)
     if (!inputs[i].empty()) frame[static_cast<size_t>(input_slots_[i])] = std::move(inputs[i]);
 
-  FrameSubgraphRunner runner(*this, frame, pool);
+  FrameSubgraphRunner runner(*this, frame, pool, profiler);
   std::vector<const Value*> in_ptrs;
   std::vector<Value> outs;
-  for (const Step& step : steps_) {
+  // A partition span covers a run of consecutive steps on one provider.
+  int64_t partition_start = 0;
+  size_t partition_nodes = 0;
+  auto close_partition = [&](size_t provider) {
+    if (profiler == nullptr || partition_nodes == 0) return;
+    TraceEvent e;
+    e.name = providers_[provider]->name() + " partition (" + graph_->name + ")";
+    e.category = "partition";
+    e.start_us = partition_start;
+    e.duration_us = profiler->NowMicros() - partition_start;
+    e.thread_id = Profiler::CurrentThreadId();
+    e.args = {{"provider", Profiler::Quote(providers_[provider]->name())},
+              {"nodes", std::to_string(partition_nodes)}};
+    profiler->Record(std::move(e));
+    partition_nodes = 0;
+  };
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Step& step = steps_[k];
+    if (profiler != nullptr && k > 0 && steps_[k - 1].provider != step.provider) close_partition(steps_[k - 1].provider);
+    if (profiler != nullptr && partition_nodes++ == 0) partition_start = profiler->NowMicros();
+    int64_t node_start = profiler ? profiler->NowMicros() : 0;
     in_ptrs.clear();
     for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[static_cast<size_t>(s)]);
     outs.assign(step.outputs.size(), Value());
@@ -142,8 +195,10 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
                  step.node->outputs[o], "')");
       frame[static_cast<size_t>(s)] = std::move(outs[o]);
     }
+    if (profiler != nullptr) RecordNode(profiler, step, node_start, in_ptrs, step.outputs, frame);
     for (int s : step.release) frame[static_cast<size_t>(s)] = Value();
   }
+  if (!steps_.empty()) close_partition(steps_.back().provider);
   std::vector<Value> result;
   result.reserve(output_slots_.size());
   for (int s : output_slots_) result.push_back(frame[static_cast<size_t>(s)]);

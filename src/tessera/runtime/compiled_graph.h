@@ -13,6 +13,7 @@
 #include "tessera/ir/graph.h"
 #include "tessera/ops/kernel.h"
 #include "tessera/partition/execution_provider.h"
+#include "tessera/runtime/profiler.h"
 
 namespace tessera {
 
@@ -24,7 +25,10 @@ class CompiledGraph {
 
   // inputs follow graph().inputs order (an empty Value for an omitted input);
   // outer follows outer_names order. Returns the graph outputs in order.
-  std::vector<Value> Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer, ThreadPool* pool) const;
+  // With a profiler, every executed node (and each run of consecutive nodes on
+  // one provider, a partition) is recorded as a trace event.
+  std::vector<Value> Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer, ThreadPool* pool,
+                             Profiler* profiler = nullptr) const;
 
   const Graph& graph() const { return *graph_; }
   const std::vector<std::string>& outer_names() const { return outer_names_; }
@@ -43,6 +47,8 @@ class CompiledGraph {
   class FrameSubgraphRunner;
 
   int SlotOf(const std::string& name) const;
+  void RecordNode(Profiler* profiler, const Step& step, int64_t start_us, const std::vector<const Value*>& inputs,
+                  const std::vector<int>& output_slots, const std::vector<Value>& frame) const;
 
   std::shared_ptr<Graph> graph_;
   ProviderList providers_;

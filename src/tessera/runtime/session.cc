@@ -1,5 +1,7 @@
 #include "tessera/runtime/session.h"
 
+#include <atomic>
+#include <map>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -9,11 +11,15 @@
 
 namespace tessera {
 
-Session::Session(Model model, const SessionOptions& options, ProviderList providers)
+Session::Session(Model model, const SessionOptions& options, ProviderList providers,
+                 std::shared_ptr<Profiler> profiler)
     : model_(std::move(model)),
       options_(options),
       providers_(std::move(providers)),
-      logger_(options.log_id, options.log_severity_level) {
+      logger_(options.log_id, options.log_severity_level),
+      profiler_(std::move(profiler)) {
+  if (options_.enable_profiling && !profiler_) profiler_ = std::make_shared<Profiler>();
+  ScopedPhase whole(profiler_.get(), "session_initialization");
   if (providers_.empty()) TS_THROW(kInvalidArgument, "a session needs at least one execution provider");
   if (!model_.graph) TS_THROW(kInvalidModel, "model '", model_.DisplayName(), "' has no graph");
   // Compiling reorders nodes and keeps pointers to them: work on a private
@@ -25,6 +31,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   pool_ = std::make_unique<ThreadPool>(threads);
   try {
+    ScopedPhase phase(profiler_.get(), "partition_and_kernel_creation");
     graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_);
   } catch (const Error& e) {
     std::string msg = e.what();
@@ -33,7 +40,10 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   }
   for (const auto& in : model_.graph->inputs)
     if (!model_.graph->initializers.count(in.name)) inputs_.push_back(in);
-  value_types_ = InferGraphTypes(graph_->graph(), [this](const std::string& d) { return model_.OpsetFor(d); }).types;
+  {
+    ScopedPhase phase(profiler_.get(), "shape_inference");
+    value_types_ = InferGraphTypes(graph_->graph(), [this](const std::string& d) { return model_.OpsetFor(d); }).types;
+  }
   outputs_ = graph_->graph().outputs;
   for (auto& out : outputs_) {
     auto it = value_types_.find(out.name);
@@ -49,11 +59,37 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   }
   TS_LOG(logger_, kInfo, "session created for '" << model_.DisplayName() << "': " << model_.graph->nodes.size()
                                                  << " nodes, " << threads << " threads");
+  if (logger_.Enabled(Severity::kInfo)) {
+    std::map<std::string, int> per_provider;
+    int partitions = 0;
+    std::string last;
+    for (const auto& p : Placement()) {
+      per_provider[p.provider]++;
+      if (p.provider != last) ++partitions;
+      last = p.provider;
+    }
+    std::string summary;
+    for (const auto& [ep, n] : per_provider) summary += (summary.empty() ? "" : ", ") + ep + " " + std::to_string(n) + " nodes";
+    TS_LOG(logger_, kInfo, "placement: " << summary << "; " << partitions << " partition(s); 0 copy nodes");
+  }
 }
 
 std::unique_ptr<Session> Session::FromFile(const std::string& path, const SessionOptions& options,
                                            ProviderList providers) {
-  return std::make_unique<Session>(LoadModelFromFile(path, options.load_limits), options, std::move(providers));
+  std::shared_ptr<Profiler> profiler = options.enable_profiling ? std::make_shared<Profiler>() : nullptr;
+  Model model;
+  {
+    ScopedPhase phase(profiler.get(), "model_load");
+    model = LoadModelFromFile(path, options.load_limits);
+  }
+  return std::make_unique<Session>(std::move(model), options, std::move(providers), std::move(profiler));
+}
+
+std::string Session::EndProfiling() {
+  if (!profiler_) return "";
+  std::string path = profiler_->WriteTrace(options_.profile_file_prefix);
+  std::atomic_store(&profiler_, std::shared_ptr<Profiler>());
+  return path;
 }
 
 std::unique_ptr<Session> Session::FromBytes(const void* data, size_t size, const SessionOptions& options,
@@ -134,7 +170,18 @@ std::vector<Value> Session::Run(const Feeds& feeds, const std::vector<std::strin
     TS_THROW(kInvalidArgument, "model '", model_.DisplayName(), "': input '", in.name, "' (", in.type.ToString(),
              ") was not fed");
   }
-  std::vector<Value> all = graph_->Execute(std::move(inputs), {}, pool_.get());
+  std::shared_ptr<Profiler> profiler = std::atomic_load(&profiler_);
+  int64_t run_start = profiler ? profiler->NowMicros() : 0;
+  std::vector<Value> all = graph_->Execute(std::move(inputs), {}, pool_.get(), profiler.get());
+  if (profiler) {
+    TraceEvent e;
+    e.name = "model_run";
+    e.category = "session";
+    e.start_us = run_start;
+    e.duration_us = profiler->NowMicros() - run_start;
+    e.thread_id = Profiler::CurrentThreadId();
+    profiler->Record(std::move(e));
+  }
   if (output_names.empty()) return all;
   std::vector<Value> selected;
   for (const auto& name : output_names) {

@@ -13,6 +13,7 @@
 #include "tessera/ir/graph.h"
 #include "tessera/partition/execution_provider.h"
 #include "tessera/runtime/compiled_graph.h"
+#include "tessera/runtime/profiler.h"
 #include "tessera/runtime/session_options.h"
 
 namespace tessera {
@@ -29,7 +30,9 @@ struct NodePlacement {
 class Session {
  public:
   // providers in priority order; the last one should be the CPU EP.
-  Session(Model model, const SessionOptions& options, ProviderList providers);
+  // profiler: one already recording (FromFile passes it so loading is traced).
+  Session(Model model, const SessionOptions& options, ProviderList providers,
+          std::shared_ptr<Profiler> profiler = nullptr);
   static std::unique_ptr<Session> FromFile(const std::string& path, const SessionOptions& options,
                                            ProviderList providers);
   static std::unique_ptr<Session> FromBytes(const void* data, size_t size, const SessionOptions& options,
@@ -50,6 +53,10 @@ class Session {
   // Throws Error with a message naming the feed or node at fault.
   std::vector<Value> Run(const Feeds& feeds, const std::vector<std::string>& output_names = {}) const;
 
+  // Writes the Chrome trace (profile_file_prefix_<time>.json), stops
+  // profiling and returns the file's path; "" when profiling was off.
+  std::string EndProfiling();
+
  private:
   void ValidateFeed(const ValueInfo& declared, const Value& value) const;
 
@@ -58,6 +65,7 @@ class Session {
   ProviderList providers_;
   Logger logger_;
   std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<Profiler> profiler_;  // null when profiling is off
   std::unique_ptr<CompiledGraph> graph_;
   std::vector<ValueInfo> inputs_;
   std::vector<ValueInfo> outputs_;

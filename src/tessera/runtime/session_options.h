@@ -13,6 +13,9 @@ struct SessionOptions {
   // Threads for kernels: 0 = one per core.
   int intra_op_num_threads = 0;
   LoadLimits load_limits;
+  // Chrome-trace profiling: session phases and one event per executed node.
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "tessera_profile";
 };
 
 }  // namespace tessera

@@ -35,5 +35,6 @@ std::string DescribeValue(const Value& v, int count = 8);
 int RunCommand(int argc, char** argv);
 int ConformanceCommand(int argc, char** argv);
 int OpsCommand(int argc, char** argv);
+int ProfileCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

@@ -38,6 +38,7 @@ struct TestResult {
   double max_rel_error = 0;
   double duration_ms = 0;
   std::string message;
+  std::vector<std::string> ops;  // "domain:Op" of every node, subgraphs included
 };
 
 struct TestCase {
@@ -70,14 +71,26 @@ std::vector<TestCase> CollectTests(const std::vector<std::string>& dirs, const s
 // Runs one test in this (child) process. Throws on error.
 // scaled_atol > 0: an output passes when its max abs error is at most
 // scaled_atol * max|expected| (the bench models' criterion); rtol/atol unused.
-TestResult RunOneTest(const TestCase& test, const std::vector<std::string>& providers, double rtol, double atol,
-                      double scaled_atol) {
-  TestResult r;
-  r.name = test.name;
-  r.path = test.path;
+void CollectOps(const Graph& g, std::set<std::string>* ops) {
+  for (const auto& n : g.nodes) {
+    ops->insert(n.domain + ":" + n.op_type);
+    for (const auto& a : n.attributes) {
+      if (a.g) CollectOps(*a.g, ops);
+      for (const auto& sg : a.graphs) CollectOps(*sg, ops);
+    }
+  }
+}
+
+// Fills r as far as it gets; throws on error (r keeps what was found).
+void RunOneTest(const TestCase& test, const std::vector<std::string>& providers, double rtol, double atol,
+                double scaled_atol, TestResult& r) {
   SessionOptions opts;
   opts.intra_op_num_threads = 1;
-  auto session = Session::FromFile(test.path + "/model.onnx", opts, MakeProviders(providers));
+  Model model = LoadModelFromFile(test.path + "/model.onnx", opts.load_limits);
+  std::set<std::string> ops;
+  CollectOps(*model.graph, &ops);
+  r.ops.assign(ops.begin(), ops.end());
+  auto session = std::make_unique<Session>(std::move(model), opts, MakeProviders(providers));
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(test.path))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
@@ -117,26 +130,29 @@ TestResult RunOneTest(const TestCase& test, const std::vector<std::string>& prov
       }
     }
   }
-  return r;
 }
 
-// Child -> parent protocol: one line "status\tmax_abs\tmax_rel\tmessage".
+// Child -> parent protocol: one line "status\tmax_abs\tmax_rel\tops\tmessage".
 std::string Encode(const TestResult& r) {
   std::string msg = r.message;
   std::replace(msg.begin(), msg.end(), '\n', ' ');
   std::replace(msg.begin(), msg.end(), '\t', ' ');
+  std::string ops;
+  for (const auto& op : r.ops) ops += (ops.empty() ? "" : ",") + op;
   std::ostringstream os;
-  os << r.status << '\t' << r.max_abs_error << '\t' << r.max_rel_error << '\t' << msg;
+  os << r.status << '\t' << r.max_abs_error << '\t' << r.max_rel_error << '\t' << ops << '\t' << msg;
   return os.str();
 }
 
 void Decode(const std::string& line, TestResult* r) {
   std::istringstream is(line);
-  std::string abs, rel;
+  std::string abs, rel, ops;
   std::getline(is, r->status, '\t');
   std::getline(is, abs, '\t');
   std::getline(is, rel, '\t');
+  std::getline(is, ops, '\t');
   std::getline(is, r->message);
+  r->ops = SplitList(ops);
   r->max_abs_error = abs.empty() ? 0 : std::stod(abs);
   r->max_rel_error = rel.empty() ? 0 : std::stod(rel);
 }
@@ -222,7 +238,7 @@ int ConformanceCommand(int argc, char** argv) {
       if (pid == 0) {
         close(fds[0]);
         TestResult r;
-        Status st = CatchStatus([&] { r = RunOneTest(tests[i], providers, rtol, atol, scaled_atol); });
+        Status st = CatchStatus([&] { RunOneTest(tests[i], providers, rtol, atol, scaled_atol, r); });
         if (!st.ok()) {
           r.status = "error";
           r.message = st.ToString();
@@ -316,7 +332,9 @@ int ConformanceCommand(int argc, char** argv) {
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& r = results[i];
       out << "    {\"name\": \"" << JsonEscape(r.name) << "\", \"status\": \"" << r.status
-          << "\", \"max_abs_error\": " << r.max_abs_error << ", \"max_rel_error\": " << r.max_rel_error
+          << "\", \"ops\": [";
+      for (size_t k = 0; k < r.ops.size(); ++k) out << (k ? ", " : "") << '"' << JsonEscape(r.ops[k]) << '"';
+      out << "], \"max_abs_error\": " << r.max_abs_error << ", \"max_rel_error\": " << r.max_rel_error
           << ", \"duration_ms\": " << static_cast<int64_t>(r.duration_ms) << ", \"message\": \""
           << JsonEscape(r.message) << "\"}" << (i + 1 < results.size() ? "," : "") << "\n";
     }

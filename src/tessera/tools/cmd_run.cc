@@ -38,6 +38,10 @@ int RunCommand(int argc, char** argv) {
   SessionOptions options;
   options.intra_op_num_threads = args.get_int("threads", 0);
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
+  if (args.has("profile")) {
+    options.enable_profiling = true;
+    options.profile_file_prefix = args.get("profile");
+  }
   std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
 
   auto t0 = std::chrono::steady_clock::now();
@@ -77,6 +81,7 @@ int RunCommand(int argc, char** argv) {
   std::printf("model  %s (%zu nodes)\n", path.c_str(), session->model().graph->nodes.size());
   for (size_t i = 0; i < outputs.size(); ++i)
     std::printf("output %s: %s\n", session->outputs()[i].name.c_str(), DescribeValue(outputs[i]).c_str());
+  if (args.has("profile")) std::printf("profile written to %s\n", session->EndProfiling().c_str());
   std::sort(times.begin(), times.end());
   std::printf("session created in %.2f ms; run time %.3f ms (median of %d)\n",
               std::chrono::duration<double, std::milli>(t1 - t0).count(), times[times.size() / 2], runs);

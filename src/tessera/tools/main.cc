@@ -12,12 +12,15 @@ void PrintUsage() {
       "usage: tessera <command> [options]\n\n"
       "commands:\n"
       "  run [MODEL] [--input NAME=FILE.pb|FILE.npy ...] [--providers LIST] [--threads N] [--runs R]\n"
+      "        [--profile PREFIX] [--verbose]\n"
       "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
       "        [--timeout SEC] [--expected FILE] [--skip FILE] [--rtol R] [--atol A] [--scaled-atol K] [--verbose]\n"
       "        run ONNX backend test folders and compare outputs with the expected ones\n"
       "  ops [--providers LIST] [--json]\n"
-      "        list the kernel tables: domain, op, opset range, element types\n");
+      "        list the kernel tables: domain, op, opset range, element types\n"
+      "  profile TRACE.json\n"
+      "        summarize a profile: time by op type and provider, copies, slowest nodes\n");
 }
 
 }  // namespace
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return tessera::cli::RunCommand(argc, argv);
     if (cmd == "conformance") return tessera::cli::ConformanceCommand(argc, argv);
     if (cmd == "ops") return tessera::cli::OpsCommand(argc, argv);
+    if (cmd == "profile") return tessera::cli::ProfileCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

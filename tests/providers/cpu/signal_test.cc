@@ -227,21 +227,26 @@ TEST(WindowTest, EdgeCasesAndTypes) {
 }
 
 TEST(MelWeightMatrixTest, SmallMatrixAndDoubleOutput) {
-  // Edges for 2 mel bins over [0, 4000] Hz, dft_length 8, rate 8000:
-  // bin index = floor(9 * hz / 8000) of the 4 mel-spaced edges -> 0, 0, 2, 4.
+  // 2 mel bins over [100, 8000] Hz, dft_length 16, rate 8000: the 4 band
+  // edges (mel range / 4 steps) fall on spectrogram bins 0, 1, 4, 8.
+  const double t = 1.0 / 3.0;
   OpTest("MelWeightMatrix", 17)
       .Attr("output_datatype", int64_t{11})
       .Input("m", T_<int64_t>({2}, {}))
-      .Input("d", T_<int64_t>({8}, {}))
+      .Input("d", T_<int64_t>({16}, {}))
       .Input("r", T_<int64_t>({8000}, {}))
-      .Input("lo", T_<float>({0.f}, {}))
-      .Input("hi", T_<float>({4000.f}, {}))
-      .Output("y", T_<double>({1, 0,      //
-                               0.5, 0.5,  //
-                               0, 1,      //
-                               0, 0.5,    //
+      .Input("lo", T_<float>({100.f}, {}))
+      .Input("hi", T_<float>({8000.f}, {}))
+      .Output("y", T_<double>({0, 0,          //
+                               1, 0,          //
+                               2 * t, t,      //
+                               t, 2 * t,      //
+                               0, 1,          //
+                               0, 0.75,       //
+                               0, 0.5,        //
+                               0, 0.25,       //
                                0, 0},
-                              {5, 2}))
+                              {9, 2}))
       .Run();
   OpTest("MelWeightMatrix", 17)
       .Input("m", T_<int64_t>({2}, {}))

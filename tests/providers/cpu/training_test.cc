@@ -2,6 +2,9 @@
 #include <cmath>
 
 #include "support/op_test.h"
+#include "tessera/api/providers.h"
+#include "tessera/ops/kernel.h"
+#include "tessera/runtime/session.h"
 
 namespace tessera::test {
 namespace {
@@ -170,6 +173,92 @@ TEST(TrainingTest, NonScalarLearningRateFails) {
       .Output("X_new", T_<float>({0.f}, {1}))
       .Output("H_new", T_<float>({0.f}, {1}))
       .ExpectFailure("must be a scalar");
+}
+
+// ---- Gradient -----------------------------------------------------------------------
+// Gradient reads its subgraph from the owning graph, which kernels can reach only
+// when KernelInfo exposes owner_graph(); skip until then.
+template <typename Info>
+constexpr bool HasOwnerGraph() {
+  return requires(const Info& i) { i.owner_graph(); };
+}
+
+Node MakeNode(std::string op, std::vector<std::string> in, std::vector<std::string> out,
+              std::string domain = kOnnxDomain) {
+  Node n;
+  n.name = op + "_" + out[0];
+  n.op_type = std::move(op);
+  n.domain = std::move(domain);
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+Attribute Strings(const std::string& name, std::vector<std::string> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kStrings;
+  a.strings = std::move(v);
+  return a;
+}
+
+// y = (a + b) * a, dy/da = 2a + b, dy/db = a; plus a constant-initializer
+// branch: y2 = y * c (c = 3) differentiated with zs = {b}.
+Model GradientModel(const std::string& y) {
+  Model m;
+  m.ir_version = 10;
+  m.opset_imports = {{kOnnxDomain, 13}, {kTraining, 1}};
+  m.graph = std::make_shared<Graph>();
+  Graph& g = *m.graph;
+  g.name = "gradient";
+  g.nodes.push_back(MakeNode("Add", {"a", "b"}, {"c"}));
+  g.nodes.push_back(MakeNode("Mul", {"c", "a"}, {"y"}));
+  g.nodes.push_back(MakeNode("Mul", {"y", "k"}, {"y2"}));
+  Node grad = MakeNode("Gradient", {"a", "b"}, {"da"}, kTraining);
+  grad.attributes = {Strings("xs", {"a"}), Strings("zs", {"b"})};
+  Attribute ya;
+  ya.name = "y";
+  ya.type = AttributeType::kString;
+  ya.s = y;
+  grad.attributes.push_back(ya);
+  g.nodes.push_back(grad);
+  g.initializers["k"] = T_<float>({3.f}, {});
+  for (const char* name : {"a", "b"}) {
+    ValueInfo vi;
+    vi.name = name;
+    vi.type = TypeInfo::Tensor(DataType::kFloat);
+    g.inputs.push_back(vi);
+  }
+  ValueInfo out;
+  out.name = "da";
+  out.type = TypeInfo::Tensor(DataType::kFloat);
+  g.outputs.push_back(out);
+  return m;
+}
+
+TEST(TrainingTest, GradientOfAddMulWithBroadcastAndConstant) {
+  if constexpr (!HasOwnerGraph<KernelInfo>()) {
+    GTEST_SKIP() << "KernelInfo::owner_graph() is not available";
+  } else {
+    Session s(GradientModel("y2"), SessionOptions{}, MakeProviders({"cpu"}));
+    // a = [1, 2], b = scalar 5 broadcast: d(sum(3 (a + b) a))/da = 3 (2a + b)
+    auto out = s.Run({{"a", T_<float>({1, 2}, {2})}, {"b", T_<float>({5}, {})}});
+    ASSERT_EQ(out.size(), 1u);
+    const Tensor& da = out[0].tensor();
+    ASSERT_EQ(da.shape(), (Shape{2}));
+    EXPECT_FLOAT_EQ(da.data<float>()[0], 21.f);
+    EXPECT_FLOAT_EQ(da.data<float>()[1], 27.f);
+  }
+}
+
+TEST(TrainingTest, GradientOfUnknownValueFails) {
+  if constexpr (!HasOwnerGraph<KernelInfo>()) {
+    GTEST_SKIP() << "KernelInfo::owner_graph() is not available";
+  } else {
+    Status st = CatchStatus([&] { Session s(GradientModel("nope"), SessionOptions{}, MakeProviders({"cpu"})); });
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.ToString().find("neither in xs/zs"), std::string::npos) << st.ToString();
+  }
 }
 
 }  // namespace

@@ -180,7 +180,7 @@ class LinearAttention final : public OpKernel {
     if (gated) dv_view = std::make_unique<AccView<float>>(*decay, ctx, "decay");
     if (delta) bv = std::make_unique<AccView<float>>(*beta, ctx, "beta");
 
-    const float scale = scale_ != 0.0f ? scale_ : 1.0f / std::sqrt(static_cast<float>(dk));
+    const float scale = scale_ != 0.0f ? scale_ : dk > 0 ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
     const int64_t group = q_heads_ / kv_heads_;
     std::vector<float> out(static_cast<size_t>(B * T * q_heads_ * dv));
     std::vector<float> state(static_cast<size_t>(B * kv_heads_ * dk * dv), 0.0f);

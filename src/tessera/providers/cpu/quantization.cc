@@ -44,6 +44,15 @@ inline float RoundToPrecision(DataType t, float v) {
   return v;
 }
 
+// Round half to even without a libm call (the default rounding mode rounds
+// the addition); magnitudes >= 2^51 are integers already or far beyond any
+// quantized range.
+inline double RoundHalfEven(double v) {
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+  if (std::fabs(v) < 2251799813685248.0) return (v + kMagic) - kMagic;
+  return v;
+}
+
 // Element k of a tensor of any scale/zero-point/quantized type, as double
 // (exact for every type involved here).
 double ReadElement(const Tensor& t, int64_t k) {
@@ -91,7 +100,7 @@ struct StdIntCodec {
   static constexpr int kGroup = 1;
   double Decode(const void* base, int64_t k) const { return static_cast<double>(static_cast<const T*>(base)[k]); }
   void Encode(void* base, int64_t k, double q, double zp) const {
-    double r = std::nearbyint(q);
+    double r = RoundHalfEven(q);
     if (std::isnan(r)) r = 0;
     r += zp;
     constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
@@ -115,7 +124,7 @@ struct PackedIntCodec {
     return v;
   }
   void Encode(void* base, int64_t k, double q, double zp) const {
-    double r = std::nearbyint(q);
+    double r = RoundHalfEven(q);
     if (std::isnan(r)) r = 0;
     r += zp;
     r = std::min<double>(kHi, std::max<double>(kLo, r));
@@ -500,7 +509,7 @@ class DynamicQuantizeLinear final : public OpKernel {
     uint8_t* py = y.data<uint8_t>();
     ParallelFor(ctx.thread_pool(), n, kChunk, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
-        float r = std::nearbyint(px[i] / scale);
+        float r = static_cast<float>(RoundHalfEven(px[i] / scale));
         if (std::isnan(r)) r = 0;
         r += zpf;
         r = std::min(qmax, std::max(qmin, r));

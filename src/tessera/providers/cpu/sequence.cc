@@ -217,10 +217,11 @@ class SplitToSequence final : public OpKernel {
       } else if (split.rank() == 1) {
         int64_t sum = 0;
         lengths = split.ToInt64Vector();
-        for (int64_t l : lengths) {
+        for (int64_t l : lengths)
           if (l < 0) ctx.Fail("split lengths must be >= 0, got ", l);
+        for (int64_t l : lengths) {
           sum += l;
-          if (sum > dim) break;
+          if (sum > dim) break;  // also keeps the sum from overflowing
         }
         if (sum != dim)
           ctx.Fail("split lengths must sum to the size ", dim, " of axis ", axis, " of input ", x.Describe());

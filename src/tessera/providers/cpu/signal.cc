@@ -18,28 +18,41 @@ namespace {
 
 using cd = std::complex<double>;
 
+constexpr int64_t kMaxFftLength = int64_t{1} << 31;
+
+inline cd Mul(const cd& a, const cd& b) {
+  return cd(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+
 bool IsPow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // In-place radix-2 FFT of a power-of-two length (forward, unscaled).
 class Radix2 {
  public:
-  explicit Radix2(int64_t m) : m_(m), rev_(static_cast<size_t>(m)), tw_(static_cast<size_t>(m / 2)) {
+  explicit Radix2(int64_t m) : m_(m), rev_(static_cast<size_t>(m)), tw_(static_cast<size_t>(m > 1 ? m - 1 : 0)) {
     int logm = 0;
     while ((int64_t{1} << logm) < m) ++logm;
-    for (int64_t i = 0; i < m; ++i) {
-      int64_t r = 0;
-      for (int b = 0; b < logm; ++b)
-        if (i & (int64_t{1} << b)) r |= int64_t{1} << (logm - 1 - b);
-      rev_[static_cast<size_t>(i)] = r;
+    if (m > 1) {
+      rev_[0] = 0;
+      for (int64_t i = 1; i < m; ++i)
+        rev_[static_cast<size_t>(i)] = (rev_[static_cast<size_t>(i >> 1)] >> 1) | ((i & 1) << (logm - 1));
     }
-    for (int64_t k = 0; k < m / 2; ++k) {
-      // Angles reduced exactly to the first half-turn keep cos/sin accurate.
-      const double a = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(m);
-      tw_[static_cast<size_t>(k)] = cd(std::cos(a), std::sin(a));
+    // Twiddles of every stage stored contiguously: stage len at [len/2 - 1, len - 1).
+    // Each angle is computed directly (no recurrences) for full accuracy.
+    for (int64_t len = 2; len <= m; len <<= 1) {
+      const int64_t half = len >> 1;
+      cd* w = tw_.data() + (half - 1);
+      for (int64_t j = 0; j < half; ++j) {
+        if (j == 0) {
+          w[j] = cd(1.0, 0.0);
+        } else if (4 * j == len) {
+          w[j] = cd(0.0, -1.0);
+        } else {
+          const double a = -2.0 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(len);
+          w[j] = cd(std::cos(a), std::sin(a));
+        }
+      }
     }
-    // Exact values at the quarter turn.
-    if (m >= 4) tw_[static_cast<size_t>(m / 4)] = cd(0.0, -1.0);
-    if (m >= 2) tw_[0] = cd(1.0, 0.0);
   }
 
   int64_t size() const { return m_; }
@@ -49,16 +62,26 @@ class Radix2 {
       const int64_t r = rev_[static_cast<size_t>(i)];
       if (i < r) std::swap(a[i], a[r]);
     }
-    for (int64_t len = 2; len <= m_; len <<= 1) {
+    // First stage: twiddle 1.
+    for (int64_t s = 0; s + 1 < m_; s += 2) {
+      const cd u = a[s], v = a[s + 1];
+      a[s] = u + v;
+      a[s + 1] = u - v;
+    }
+    for (int64_t len = 4; len <= m_; len <<= 1) {
       const int64_t half = len >> 1;
-      const int64_t step = m_ / len;
+      const cd* w = tw_.data() + (half - 1);
       for (int64_t s = 0; s < m_; s += len) {
+        cd* lo = a + s;
+        cd* hi = a + s + half;
         for (int64_t j = 0; j < half; ++j) {
-          const cd w = tw_[static_cast<size_t>(j * step)];
-          const cd u = a[s + j];
-          const cd v = a[s + j + half] * w;
-          a[s + j] = u + v;
-          a[s + j + half] = u - v;
+          // Explicit complex product (std::complex's operator* checks for NaN).
+          const double wr = w[j].real(), wi = w[j].imag();
+          const double hr = hi[j].real(), hi_ = hi[j].imag();
+          const cd v(hr * wr - hi_ * wi, hr * wi + hi_ * wr);
+          const cd u = lo[j];
+          lo[j] = u + v;
+          hi[j] = u - v;
         }
       }
     }
@@ -107,14 +130,14 @@ class FftPlan {
       r2_.Forward(a);
     } else {
       const int64_t m = r2_.size();
-      for (int64_t k = 0; k < n_; ++k) scratch[k] = a[k] * chirp_[static_cast<size_t>(k)];
+      for (int64_t k = 0; k < n_; ++k) scratch[k] = Mul(a[k], chirp_[static_cast<size_t>(k)]);
       for (int64_t k = n_; k < m; ++k) scratch[k] = cd(0, 0);
       r2_.Forward(scratch);
       // Inverse FFT of the product through conjugation.
-      for (int64_t k = 0; k < m; ++k) scratch[k] = std::conj(scratch[k] * kernel_[static_cast<size_t>(k)]);
+      for (int64_t k = 0; k < m; ++k) scratch[k] = std::conj(Mul(scratch[k], kernel_[static_cast<size_t>(k)]));
       r2_.Forward(scratch);
       const double inv_m = 1.0 / static_cast<double>(m);
-      for (int64_t k = 0; k < n_; ++k) a[k] = std::conj(scratch[k]) * inv_m * chirp_[static_cast<size_t>(k)];
+      for (int64_t k = 0; k < n_; ++k) a[k] = Mul(std::conj(scratch[k]) * inv_m, chirp_[static_cast<size_t>(k)]);
     }
     if (inverse)
       for (int64_t i = 0; i < n_; ++i) a[i] = std::conj(a[i]);
@@ -184,6 +207,7 @@ class Dft final : public OpKernel {
       n = irfft ? 2 * (dim - 1) : dim;
       if (n < 1) ctx.Fail("the transform length derived from input dimension ", dim, " is ", n, "; it must be positive");
     }
+    if (n > kMaxFftLength) ctx.Fail("dft_length ", n, " exceeds the supported maximum ", kMaxFftLength);
     const int64_t out_len = (onesided_ && !inverse_) ? n / 2 + 1 : n;
     const int64_t oc = irfft ? 1 : 2;
     Shape out_shape = x.shape();
@@ -273,6 +297,8 @@ class Stft final : public OpKernel {
       ctx.Fail("either window or frame_length must be given");
     }
     if (frame_length < 1) ctx.Fail("frame_length must be positive, got ", frame_length);
+    if (frame_length > kMaxFftLength)
+      ctx.Fail("frame_length ", frame_length, " exceeds the supported maximum ", kMaxFftLength);
     if (frame_length > len)
       ctx.Fail("frame_length ", frame_length, " exceeds the signal length ", len);
     if (onesided_ && c == 2) ctx.Fail("onesided output is not possible for a complex signal; set onesided=0");
@@ -439,11 +465,13 @@ class MelWeightMatrix final : public OpKernel {
       ctx.Fail("need 0 <= lower_edge_hertz <= upper_edge_hertz, got ", lower, " and ", upper);
     const int64_t spec_bins = dft_length / 2 + 1;
 
-    // Band edges: num_mel + 2 points equally spaced on the mel scale, mapped
-    // back to hertz and then to spectrogram bin indices.
+    // Band edges: num_mel + 2 points on the mel scale starting at the lower
+    // edge, mapped back to hertz and then to spectrogram bin indices. As in
+    // the ONNX reference, the step divides the mel range by num_mel + 2 (so
+    // the last edge stays one step below upper_edge_hertz).
     const double low_mel = 2595.0 * std::log10(1.0 + lower / 700.0);
     const double high_mel = 2595.0 * std::log10(1.0 + upper / 700.0);
-    const double mel_step = (high_mel - low_mel) / static_cast<double>(num_mel + 1);
+    const double mel_step = (high_mel - low_mel) / static_cast<double>(num_mel + 2);
     std::vector<int64_t> edge(static_cast<size_t>(num_mel + 2));
     for (int64_t i = 0; i < num_mel + 2; ++i) {
       const double mel = static_cast<double>(i) * mel_step + low_mel;

@@ -1,7 +1,11 @@
 // Optimizer kernels of the ai.onnx.preview.training domain: Adagrad, Adam and
 // Momentum (standard and Nesterov). Each takes a learning rate R, an update
 // count T and groups of per-tensor state, and produces the updated groups.
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <string>
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
@@ -191,6 +195,343 @@ class Momentum final : public OpKernel {
   bool nesterov_ = false;
 };
 
+// ---- Gradient -------------------------------------------------------------------------
+// Differentiates y w.r.t. the tensors named in `xs` by reverse mode over the
+// nodes of the owning graph that compute y from xs and zs. The forward values
+// are recomputed here, in double, from the Gradient node's own inputs (which
+// may differ from the values flowing through the graph). A small set of
+// differentiable ops is supported; others fail at session creation.
+
+// The owning graph when KernelInfo exposes it (needed to find y's subgraph).
+template <typename Info>
+const Graph* OwnerGraphOf(const Info& info) {
+  if constexpr (requires { info.owner_graph(); })
+    return info.owner_graph();
+  else
+    return nullptr;
+}
+
+struct DTensor {
+  Shape shape;
+  std::vector<double> v;
+};
+
+DTensor ToDouble(const Tensor& t) {
+  DTensor d{t.shape(), std::vector<double>(static_cast<size_t>(t.numel()))};
+  switch (t.dtype()) {
+    case DataType::kFloat:
+      for (int64_t i = 0; i < t.numel(); ++i) d.v[static_cast<size_t>(i)] = t.data<float>()[i];
+      break;
+    case DataType::kDouble: std::copy(t.data<double>(), t.data<double>() + t.numel(), d.v.begin()); break;
+    case DataType::kFloat16:
+      for (int64_t i = 0; i < t.numel(); ++i) d.v[static_cast<size_t>(i)] = Load(t.data<Float16>()[i]);
+      break;
+    case DataType::kBFloat16:
+      for (int64_t i = 0; i < t.numel(); ++i) d.v[static_cast<size_t>(i)] = Load(t.data<BFloat16>()[i]);
+      break;
+    default:
+      for (int64_t i = 0; i < t.numel(); ++i) d.v[static_cast<size_t>(i)] = t.GetAsDouble(i);
+  }
+  return d;
+}
+
+int64_t NumelOf(const Shape& s) { return SizeFromDim(s, 0); }
+
+// Numpy broadcast of two shapes; false when incompatible.
+bool Broadcast2(const Shape& a, const Shape& b, Shape* out) {
+  size_t r = std::max(a.size(), b.size());
+  out->assign(r, 1);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    (*out)[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+// For each flat index of `out`, the flat index into a tensor of shape `in`
+// broadcast to it.
+std::vector<int64_t> BroadcastMap(const Shape& in, const Shape& out) {
+  const size_t r = out.size(), off = r - in.size();
+  std::vector<int64_t> in_strides(r, 0);
+  int64_t st = 1;
+  for (size_t i = in.size(); i-- > 0;) {
+    in_strides[i + off] = in[i] == 1 ? 0 : st;
+    st *= in[i];
+  }
+  const int64_t n = NumelOf(out);
+  std::vector<int64_t> map(static_cast<size_t>(n));
+  std::vector<int64_t> idx(r, 0);
+  int64_t cur = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    map[static_cast<size_t>(k)] = cur;
+    for (size_t d = r; d-- > 0;) {
+      cur += in_strides[d];
+      if (++idx[d] < out[d]) break;
+      cur -= in_strides[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+  return map;
+}
+
+// Sums a gradient of shape `out` down to the broadcast input shape `in`.
+DTensor ReduceTo(const DTensor& g, const Shape& in) {
+  if (g.shape == in) return g;
+  DTensor r{in, std::vector<double>(static_cast<size_t>(NumelOf(in)), 0.0)};
+  std::vector<int64_t> map = BroadcastMap(in, g.shape);
+  for (size_t k = 0; k < g.v.size(); ++k) r.v[static_cast<size_t>(map[k])] += g.v[k];
+  return r;
+}
+
+class Gradient final : public OpKernel {
+ public:
+  explicit Gradient(const KernelInfo& info) {
+    const Graph* g = OwnerGraphOf(info);
+    if (!g) info.Fail("Gradient needs the owning graph, which this runtime does not expose to kernels");
+    xs_ = info.attr_strings("xs");
+    // An empty list carries no element type; writers often store it as ints.
+    const Attribute* zs = info.node().FindAttribute("zs");
+    bool empty_list = zs && zs->type != AttributeType::kStrings && zs->ints.empty() && zs->floats.empty() &&
+                      zs->strings.empty() && zs->tensors.empty() && zs->graphs.empty();
+    if (!empty_list) zs_ = info.attr_strings("zs", {});
+    y_ = info.attr_string("y");
+    if (info.num_inputs() != xs_.size() + zs_.size())
+      info.Fail("expected ", xs_.size() + zs_.size(), " inputs (xs followed by zs), got ", info.num_inputs());
+    if (info.num_outputs() > xs_.size())
+      info.Fail("expected at most ", xs_.size(), " outputs (one per xs), got ", info.num_outputs());
+    std::map<std::string, size_t> leaves;  // name -> Gradient input index
+    for (size_t i = 0; i < xs_.size(); ++i) leaves.emplace(xs_[i], i);
+    for (size_t i = 0; i < zs_.size(); ++i) leaves.emplace(zs_[i], xs_.size() + i);
+    std::map<std::string, const Node*> producer;
+    for (const Node& n : g->nodes)
+      for (const auto& o : n.outputs)
+        if (!o.empty()) producer[o] = &n;
+    // Backward slice from y, stopping at the leaves.
+    std::set<const Node*> needed;
+    std::vector<std::string> stack = {y_};
+    std::set<std::string> seen;
+    while (!stack.empty()) {
+      std::string name = stack.back();
+      stack.pop_back();
+      if (name.empty() || !seen.insert(name).second || leaves.count(name)) continue;
+      auto it = producer.find(name);
+      if (it == producer.end()) {
+        auto init = g->initializers.find(name);
+        bool overridable = false;
+        for (const auto& in : g->inputs) overridable |= in.name == name;
+        if (init == g->initializers.end() || overridable)
+          info.Fail("value '", name, "' needed to compute '", y_,
+                    "' is neither in xs/zs nor a constant initializer");
+        constants_[name] = ToDouble(init->second);
+        continue;
+      }
+      if (it->second == &info.node()) info.Fail("y '", y_, "' depends on the Gradient node itself");
+      if (needed.insert(it->second).second)
+        for (const auto& in : it->second->inputs) stack.push_back(in);
+    }
+    // Keep the graph's order (it is topologically sorted) for the slice.
+    for (const Node& n : g->nodes)
+      if (needed.count(&n)) {
+        if (!Supported(n)) info.Fail("Gradient cannot differentiate ", n.Label());
+        nodes_.push_back(n);
+      }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    std::map<std::string, DTensor> val(constants_.begin(), constants_.end());
+    for (size_t i = 0; i < xs_.size(); ++i) val[xs_[i]] = ToDouble(ctx.input(i));
+    for (size_t i = 0; i < zs_.size(); ++i) val[zs_[i]] = ToDouble(ctx.input(xs_.size() + i));
+    for (const Node& n : nodes_) Forward(ctx, n, val);
+    auto yit = val.find(y_);
+    if (yit == val.end()) ctx.Fail("y '", y_, "' was not computed");
+    std::map<std::string, DTensor> grad;
+    grad[y_] = DTensor{yit->second.shape, std::vector<double>(yit->second.v.size(), 1.0)};
+    for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) Backward(ctx, *it, val, grad);
+    for (size_t i = 0; i < xs_.size() && i < ctx.num_outputs(); ++i) {
+      if (!ctx.output_requested(i)) continue;
+      const Tensor& x = ctx.input(i);
+      DataType dt = IsFloatingPoint(x.dtype()) ? x.dtype() : DataType::kFloat;
+      Tensor& out = ctx.allocate_output(i, dt, x.shape());
+      auto g = grad.find(xs_[i]);
+      DispatchFloat(dt, ctx, [&]<typename T>() {
+        T* o = out.data<T>();
+        for (int64_t k = 0; k < x.numel(); ++k)
+          o[k] = StoreAs<T>(g == grad.end() ? 0.0 : g->second.v[static_cast<size_t>(k)]);
+      });
+    }
+  }
+
+ private:
+  static bool Supported(const Node& n) {
+    static const std::set<std::string> ops = {"Add",  "Sub",  "Mul",     "Div",        "Neg",  "Identity",
+                                              "Relu", "Exp",  "Log",     "Sqrt",       "Tanh", "Sigmoid",
+                                              "Abs",  "Pow",  "MatMul",  "Reciprocal", "Sum"};
+    return n.domain == kOnnxDomain && ops.count(n.op_type) > 0;
+  }
+
+  static const DTensor& In(const KernelContext& ctx, const Node& n, size_t i,
+                           const std::map<std::string, DTensor>& val) {
+    if (i >= n.inputs.size() || n.inputs[i].empty()) ctx.Fail("Gradient: ", n.Label(), " lacks input ", i);
+    auto it = val.find(n.inputs[i]);
+    if (it == val.end()) ctx.Fail("Gradient: value '", n.inputs[i], "' is not available");
+    return it->second;
+  }
+
+  static DTensor Binary(const KernelContext& ctx, const Node& n, const DTensor& a, const DTensor& b,
+                        double (*f)(double, double)) {
+    DTensor r;
+    if (!Broadcast2(a.shape, b.shape, &r.shape))
+      ctx.Fail("Gradient: ", n.Label(), " cannot broadcast ", ShapeToString(a.shape), " and ",
+               ShapeToString(b.shape));
+    std::vector<int64_t> ma = BroadcastMap(a.shape, r.shape), mb = BroadcastMap(b.shape, r.shape);
+    r.v.resize(ma.size());
+    for (size_t k = 0; k < ma.size(); ++k)
+      r.v[k] = f(a.v[static_cast<size_t>(ma[k])], b.v[static_cast<size_t>(mb[k])]);
+    return r;
+  }
+
+  static void CheckMatMul(const KernelContext& ctx, const Node& n, const DTensor& a, const DTensor& b) {
+    if (a.shape.size() != 2 || b.shape.size() != 2 || a.shape[1] != b.shape[0])
+      ctx.Fail("Gradient: ", n.Label(), " supports 2-D MatMul with matching inner dims only, got ",
+               ShapeToString(a.shape), " x ", ShapeToString(b.shape));
+  }
+
+  // C[m,n] = sum_k A[m,k] B[k,n], with optional transposes of A and B.
+  static DTensor MatMul2(const DTensor& a, bool ta, const DTensor& b, bool tb) {
+    int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
+    int64_t n = tb ? b.shape[0] : b.shape[1];
+    DTensor c{{m, n}, std::vector<double>(static_cast<size_t>(m * n), 0.0)};
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) {
+        double av = ta ? a.v[static_cast<size_t>(p * a.shape[1] + i)] : a.v[static_cast<size_t>(i * k + p)];
+        for (int64_t j = 0; j < n; ++j)
+          c.v[static_cast<size_t>(i * n + j)] +=
+              av * (tb ? b.v[static_cast<size_t>(j * b.shape[1] + p)] : b.v[static_cast<size_t>(p * n + j)]);
+      }
+    return c;
+  }
+
+  static void Forward(const KernelContext& ctx, const Node& n, std::map<std::string, DTensor>& val) {
+    const std::string& op = n.op_type;
+    DTensor r;
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") {
+      if (n.inputs.size() != 2) ctx.Fail("Gradient: ", n.Label(), " must have two inputs");
+      const DTensor& a = In(ctx, n, 0, val);
+      const DTensor& b = In(ctx, n, 1, val);
+      double (*f)(double, double) =
+          op == "Add"   ? +[](double x, double y) { return x + y; }
+          : op == "Sub" ? +[](double x, double y) { return x - y; }
+          : op == "Mul" ? +[](double x, double y) { return x * y; }
+          : op == "Div" ? +[](double x, double y) { return x / y; }
+                        : +[](double x, double y) { return std::pow(x, y); };
+      r = Binary(ctx, n, a, b, f);
+    } else if (op == "Sum") {
+      r = In(ctx, n, 0, val);
+      for (size_t i = 1; i < n.inputs.size(); ++i)
+        r = Binary(ctx, n, r, In(ctx, n, i, val), +[](double x, double y) { return x + y; });
+    } else if (op == "MatMul") {
+      const DTensor& a = In(ctx, n, 0, val);
+      const DTensor& b = In(ctx, n, 1, val);
+      CheckMatMul(ctx, n, a, b);
+      r = MatMul2(a, false, b, false);
+    } else {
+      r = In(ctx, n, 0, val);
+      for (double& x : r.v) {
+        if (op == "Neg") x = -x;
+        else if (op == "Relu") x = x > 0 ? x : 0;
+        else if (op == "Exp") x = std::exp(x);
+        else if (op == "Log") x = std::log(x);
+        else if (op == "Sqrt") x = std::sqrt(x);
+        else if (op == "Tanh") x = std::tanh(x);
+        else if (op == "Sigmoid") x = 1 / (1 + std::exp(-x));
+        else if (op == "Abs") x = std::fabs(x);
+        else if (op == "Reciprocal") x = 1 / x;
+        // Identity: unchanged
+      }
+    }
+    if (n.outputs.empty() || n.outputs[0].empty()) return;
+    val[n.outputs[0]] = std::move(r);
+  }
+
+  static void Accumulate(std::map<std::string, DTensor>& grad, const std::string& name, DTensor g) {
+    if (name.empty()) return;
+    auto it = grad.find(name);
+    if (it == grad.end()) {
+      grad.emplace(name, std::move(g));
+      return;
+    }
+    for (size_t k = 0; k < g.v.size(); ++k) it->second.v[k] += g.v[k];
+  }
+
+  static void Backward(const KernelContext& ctx, const Node& n, const std::map<std::string, DTensor>& val,
+                       std::map<std::string, DTensor>& grad) {
+    if (n.outputs.empty()) return;
+    auto git = grad.find(n.outputs[0]);
+    if (git == grad.end()) return;  // y does not depend on this node's output
+    const DTensor gy = git->second;
+    const DTensor& y = val.at(n.outputs[0]);
+    const std::string& op = n.op_type;
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Sum") {
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        const DTensor& a = In(ctx, n, i, val);
+        if (op == "Add" || op == "Sum") {
+          Accumulate(grad, n.inputs[i], ReduceTo(gy, a.shape));
+          continue;
+        }
+        if (op == "Sub") {
+          DTensor g = gy;
+          if (i == 1)
+            for (double& x : g.v) x = -x;
+          Accumulate(grad, n.inputs[i], ReduceTo(g, a.shape));
+          continue;
+        }
+        const DTensor& other = In(ctx, n, 1 - i, val);
+        std::vector<int64_t> ma = BroadcastMap(a.shape, gy.shape), mo = BroadcastMap(other.shape, gy.shape);
+        DTensor g{gy.shape, std::vector<double>(gy.v.size())};
+        for (size_t k = 0; k < gy.v.size(); ++k) {
+          double av = a.v[static_cast<size_t>(ma[k])], ov = other.v[static_cast<size_t>(mo[k])], d;
+          if (op == "Mul") d = ov;
+          else if (op == "Div") d = i == 0 ? 1 / ov : -ov / (av * av);
+          else d = i == 0 ? ov * std::pow(av, ov - 1) : y.v[k] * std::log(ov);
+          g.v[k] = gy.v[k] * d;
+        }
+        Accumulate(grad, n.inputs[i], ReduceTo(g, a.shape));
+      }
+      return;
+    }
+    if (op == "MatMul") {
+      const DTensor& a = In(ctx, n, 0, val);
+      const DTensor& b = In(ctx, n, 1, val);
+      Accumulate(grad, n.inputs[0], MatMul2(gy, false, b, true));  // dA = dY B^T
+      Accumulate(grad, n.inputs[1], MatMul2(a, true, gy, false));  // dB = A^T dY
+      return;
+    }
+    const DTensor& x = In(ctx, n, 0, val);
+    DTensor g{x.shape, std::vector<double>(x.v.size())};
+    for (size_t k = 0; k < x.v.size(); ++k) {
+      double xv = x.v[k], yv = y.v[k], d = 1;
+      if (op == "Neg") d = -1;
+      else if (op == "Relu") d = xv > 0 ? 1 : 0;
+      else if (op == "Exp") d = yv;
+      else if (op == "Log") d = 1 / xv;
+      else if (op == "Sqrt") d = 0.5 / yv;
+      else if (op == "Tanh") d = 1 - yv * yv;
+      else if (op == "Sigmoid") d = yv * (1 - yv);
+      else if (op == "Abs") d = xv > 0 ? 1 : xv < 0 ? -1 : 0;
+      else if (op == "Reciprocal") d = -yv * yv;
+      g.v[k] = gy.v[k] * d;
+    }
+    Accumulate(grad, n.inputs[0], std::move(g));
+  }
+
+  std::vector<std::string> xs_, zs_;
+  std::string y_;
+  std::map<std::string, DTensor> constants_;
+  std::vector<Node> nodes_;  // the slice computing y, in topological order
+};
+
 }  // namespace
 
 std::vector<KernelRow> TrainingKernels() {
@@ -199,6 +540,7 @@ std::vector<KernelRow> TrainingKernels() {
       {kTrainingDomain, "Adagrad", 1, 1, r_types, Make<Adagrad>()},
       {kTrainingDomain, "Adam", 1, 1, r_types, Make<Adam>()},
       {kTrainingDomain, "Momentum", 1, 1, r_types, Make<Momentum>()},
+      {kTrainingDomain, "Gradient", 1, 1, {}, Make<Gradient>()},
   };
 }
 

@@ -1,0 +1,499 @@
+"""Tessera: an ONNX runtime, with an onnxruntime-shaped Python API.
+
+    import tessera as ort
+    sess = ort.InferenceSession("model.onnx", providers=["CPUExecutionProvider"])
+    outputs = sess.run(None, {"input": array})
+
+See docs/python.md for what differs from onnxruntime.
+"""
+
+import enum as _enum
+import os as _os
+import warnings as _warnings
+
+from . import _tessera as _C
+from ._tessera import (  # noqa: F401  (re-exported exception classes)
+    InternalError,
+    InvalidArgument,
+    InvalidModel,
+    IoError,
+    NotImplemented,
+    OpsetMismatch,
+    ResourceExhausted,
+    RuntimeException,
+    TesseraError,
+)
+
+__version__ = getattr(_C, "__version__", "0.0.0")
+
+# onnxruntime's exception names (onnxruntime.capi.onnxruntime_pybind11_state).
+Fail = TesseraError
+NoSuchFile = IoError
+InvalidGraph = InvalidModel
+InvalidProtobuf = InvalidModel
+EPFail = RuntimeException
+
+__all__ = [
+    "InferenceSession", "SessionOptions", "RunOptions", "GraphOptimizationLevel", "ExecutionMode",
+    "ExecutionOrder", "NodeArg", "ModelMetadata", "get_available_providers", "get_all_providers", "get_device",
+    "set_default_logger_severity", "set_default_logger_verbosity", "TesseraError", "InvalidArgument",
+    "InvalidModel", "NotImplemented", "OpsetMismatch", "IoError", "ResourceExhausted", "RuntimeException",
+    "InternalError", "Fail", "NoSuchFile", "InvalidGraph", "InvalidProtobuf", "EPFail",
+]
+
+# ------------------------------------------------------------------ providers
+
+# Tessera's provider names and onnxruntime's spelling of each.
+_ORT_NAMES = {
+    "cpu": "CPUExecutionProvider",
+    "cuda": "CUDAExecutionProvider",
+    "dnnl": "DnnlExecutionProvider",
+    "opencl": "OpenCLExecutionProvider",
+}
+
+
+def _ort_name(tessera_name):
+    return _ORT_NAMES.get(tessera_name, tessera_name)
+
+
+def get_available_providers():
+    """Execution providers built into this module, in default priority order,
+    spelled as onnxruntime spells them (e.g. ``['CPUExecutionProvider']``).
+    Tessera's short names (``'cpu'``) are accepted everywhere too."""
+    return [_ort_name(p) for p in _C.available_providers()]
+
+
+def get_all_providers():
+    """Every execution provider name Tessera knows (built in or not)."""
+    return list(_ORT_NAMES.values())
+
+
+def get_device():
+    """The device the default provider computes on."""
+    return "CPU"
+
+
+_default_logger_severity = 2
+_default_logger_verbosity = 0
+
+
+def set_default_logger_severity(severity):
+    """Default log severity (0 verbose, 1 info, 2 warning, 3 error, 4 fatal)
+    for sessions whose SessionOptions.log_severity_level is -1 (the default)."""
+    global _default_logger_severity
+    severity = _check_int("severity", severity)
+    if not 0 <= severity <= 4:
+        raise ValueError(f"Invalid logger severity {severity}: expected 0 (verbose) .. 4 (fatal)")
+    _default_logger_severity = severity
+
+
+def set_default_logger_verbosity(verbosity):
+    """Stored for compatibility: Tessera has no verbose-log levels."""
+    global _default_logger_verbosity
+    _default_logger_verbosity = _check_int("verbosity", verbosity)
+
+
+# -------------------------------------------------------------------- options
+
+
+def _check_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    return value
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
+def _check_str(name, value):
+    if isinstance(value, _os.PathLike):
+        value = _os.fspath(value)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    return value
+
+
+class GraphOptimizationLevel(_enum.IntEnum):
+    """Stored in SessionOptions; Tessera has no graph optimizer yet, so every
+    level runs the graph as written."""
+    ORT_DISABLE_ALL = 0
+    ORT_ENABLE_BASIC = 1
+    ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_LAYOUT = 3
+    ORT_ENABLE_ALL = 99
+
+
+class ExecutionMode(_enum.IntEnum):
+    """Stored in SessionOptions; Tessera always runs nodes in order
+    (parallelism is inside kernels, see intra_op_num_threads)."""
+    ORT_SEQUENTIAL = 0
+    ORT_PARALLEL = 1
+
+
+class ExecutionOrder(_enum.IntEnum):
+    """Stored in SessionOptions; Tessera always uses a topological order."""
+    DEFAULT = 0
+    PRIORITY_BASED = 1
+    MEMORY_EFFICIENT = 2
+
+
+class _Option:
+    """A typed attribute with a default, validated on assignment."""
+
+    def __init__(self, default, check):
+        self.default = default
+        self.check = check
+
+    def __set_name__(self, owner, name):
+        self.name = name
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return getattr(obj, self.slot, self.default)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.slot, self.check(self.name, value))
+
+
+def _check_level(name, value):
+    if isinstance(value, GraphOptimizationLevel):
+        return value
+    value = _check_int(name, value)
+    try:
+        return GraphOptimizationLevel(value)
+    except ValueError:
+        raise TypeError(f"{name} must be a GraphOptimizationLevel, got {value!r}") from None
+
+
+def _check_mode(name, value):
+    if isinstance(value, ExecutionMode):
+        return value
+    try:
+        return ExecutionMode(_check_int(name, value))
+    except ValueError:
+        raise TypeError(f"{name} must be an ExecutionMode, got {value!r}") from None
+
+
+def _check_order(name, value):
+    if isinstance(value, ExecutionOrder):
+        return value
+    try:
+        return ExecutionOrder(_check_int(name, value))
+    except ValueError:
+        raise TypeError(f"{name} must be an ExecutionOrder, got {value!r}") from None
+
+
+class SessionOptions:
+    """Options for creating an InferenceSession (onnxruntime.SessionOptions).
+
+    Applied by Tessera: log_severity_level, logid, intra_op_num_threads,
+    enable_profiling and profile_file_prefix (a Chrome trace written by
+    end_profiling()), optimized_model_filepath (writes the model as loaded:
+    there is no optimizer yet). Everything else is stored and readable but
+    has no effect; see docs/python.md."""
+
+    log_severity_level = _Option(-1, _check_int)
+    log_verbosity_level = _Option(0, _check_int)
+    logid = _Option("", _check_str)
+    enable_profiling = _Option(False, _check_bool)
+    profile_file_prefix = _Option("tessera_profile", _check_str)
+    graph_optimization_level = _Option(GraphOptimizationLevel.ORT_ENABLE_ALL, _check_level)
+    intra_op_num_threads = _Option(0, _check_int)
+    inter_op_num_threads = _Option(0, _check_int)
+    execution_mode = _Option(ExecutionMode.ORT_SEQUENTIAL, _check_mode)
+    execution_order = _Option(ExecutionOrder.DEFAULT, _check_order)
+    optimized_model_filepath = _Option("", _check_str)
+    enable_cpu_mem_arena = _Option(True, _check_bool)
+    enable_mem_pattern = _Option(True, _check_bool)
+    enable_mem_reuse = _Option(True, _check_bool)
+    use_deterministic_compute = _Option(False, _check_bool)
+
+    def __init__(self):
+        self._config = {}
+
+    def add_session_config_entry(self, key, value):
+        """Stores a session configuration entry (no key has an effect yet)."""
+        key = _check_str("key", key)
+        value = _check_str("value", value)
+        if not key:
+            raise InvalidArgument("session config key must not be empty")
+        self._config[key] = value
+
+    def get_session_config_entry(self, key):
+        key = _check_str("key", key)
+        if key not in self._config:
+            raise InvalidArgument(f"SessionOptions does not have configuration with key: {key}")
+        return self._config[key]
+
+    def _effective_severity(self):
+        level = self.log_severity_level
+        return _default_logger_severity if level == -1 else level
+
+    def __repr__(self):
+        fields = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name, v in vars(type(self)).items() if isinstance(v, _Option))
+        return f"SessionOptions({fields})"
+
+
+class RunOptions:
+    """Options for one run (onnxruntime.RunOptions). `terminate` set before a
+    run makes it fail at once; a run already under way is not interrupted.
+    The log fields are stored only (the session's logger is used)."""
+
+    log_severity_level = _Option(-1, _check_int)
+    log_verbosity_level = _Option(0, _check_int)
+    logid = _Option("", _check_str)
+    terminate = _Option(False, _check_bool)
+    only_execute_path_to_fetches = _Option(False, _check_bool)
+
+    def __init__(self):
+        self._config = {}
+
+    # onnxruntime calls the run's log id `run_tag` in C and `logid` in Python;
+    # `log_tag` is accepted as an alias.
+    @property
+    def log_tag(self):
+        return self.logid
+
+    @log_tag.setter
+    def log_tag(self, value):
+        self.logid = value
+
+    def add_run_config_entry(self, key, value):
+        self._config[_check_str("key", key)] = _check_str("value", value)
+
+    def get_run_config_entry(self, key):
+        key = _check_str("key", key)
+        if key not in self._config:
+            raise InvalidArgument(f"RunOptions does not have configuration with key: {key}")
+        return self._config[key]
+
+
+# ----------------------------------------------------------------- metadata
+
+
+class NodeArg:
+    """A model input or output: name, type string and shape (ints for known
+    dimensions, str for symbolic ones, None for unknown ones; [] for a
+    scalar or when the rank is unknown, as in onnxruntime)."""
+
+    __slots__ = ("name", "type", "shape", "doc_string")
+
+    def __init__(self, name, type, shape, doc_string=""):  # noqa: A002
+        self.name = name
+        self.type = type
+        self.shape = shape
+        self.doc_string = doc_string
+
+    def __repr__(self):
+        return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
+
+    __str__ = __repr__
+
+
+class ModelMetadata:
+    """What get_modelmeta() returns."""
+
+    __slots__ = ("producer_name", "producer_version", "graph_name", "graph_description", "domain", "description",
+                 "version", "custom_metadata_map", "ir_version", "opset_imports")
+
+    def __init__(self, d):
+        for k in self.__slots__:
+            setattr(self, k, d[k])
+
+    def __repr__(self):
+        return (f"ModelMetadata(producer_name={self.producer_name!r}, graph_name={self.graph_name!r}, "
+                f"domain={self.domain!r}, version={self.version!r})")
+
+
+# ------------------------------------------------------------------ session
+
+
+def _normalize_providers(providers, provider_options):
+    """Returns (names, options) from onnxruntime's forms: a list of names, of
+    (name, options-dict) tuples, or a mix, plus an optional parallel list of
+    option dicts."""
+    if providers is None:
+        if provider_options is not None:
+            raise ValueError("provider_options given without providers")
+        return list(_C.available_providers()), [{} for _ in _C.available_providers()]
+    if isinstance(providers, str):
+        raise TypeError("providers must be a list of provider names, not a str")
+    names, options = [], []
+    for p in providers:
+        if isinstance(p, tuple):
+            if len(p) != 2 or not isinstance(p[0], str) or not isinstance(p[1], dict):
+                raise ValueError("a provider tuple must be (name: str, options: dict)")
+            if provider_options is not None:
+                raise ValueError("'providers' has (name, options) tuples and 'provider_options' is also given")
+            names.append(p[0])
+            options.append(dict(p[1]))
+        elif isinstance(p, str):
+            names.append(p)
+            options.append({})
+        else:
+            raise TypeError(f"provider must be a str or a (str, dict) tuple, got {type(p).__name__}")
+    if provider_options is not None:
+        if len(provider_options) != len(names):
+            raise ValueError("'providers' and 'provider_options' should be the same length if both are given.")
+        options = []
+        for o in provider_options:
+            if not isinstance(o, dict):
+                raise TypeError("provider_options must be a list of dicts")
+            options.append(dict(o))
+    for n, o in zip(names, options):
+        if o:
+            _warnings.warn(f"provider options for {n} are ignored: Tessera's providers take no options "
+                           f"(got {sorted(o)})", RuntimeWarning, stacklevel=3)
+    return names, options
+
+
+class InferenceSession:
+    """A loaded model, ready to run (onnxruntime.InferenceSession).
+
+    path_or_bytes: a file path (str or os.PathLike) or the serialized model.
+    providers: execution provider names in priority order (onnxruntime's
+    'CPUExecutionProvider' or Tessera's 'cpu'); None = every available one.
+    The CPU provider is always appended as the fallback."""
+
+    def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
+        for k in kwargs:
+            if k != "disabled_optimizers":  # accepted and ignored: there is no optimizer
+                raise TypeError(f"InferenceSession() got an unexpected keyword argument '{k}'")
+        if isinstance(path_or_bytes, (str, _os.PathLike)):
+            source = _os.fspath(path_or_bytes)
+            if isinstance(source, bytes):
+                source = _os.fsdecode(source)
+            self._model_path, self._model_bytes = source, None
+        elif isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            source = bytes(path_or_bytes)
+            self._model_path, self._model_bytes = None, source
+        else:
+            raise TypeError(f"Unable to load from type '{type(path_or_bytes)}'")
+        if sess_options is not None and not isinstance(sess_options, SessionOptions):
+            raise TypeError(f"sess_options must be a SessionOptions, got {type(sess_options).__name__}")
+        self._sess_options = sess_options if sess_options is not None else SessionOptions()
+        opts = self._sess_options
+        config = _C.SessionConfig()
+        config.log_severity_level = opts._effective_severity()
+        config.log_id = opts.logid
+        config.intra_op_num_threads = opts.intra_op_num_threads
+        if _C.HAS_PROFILER:
+            config.enable_profiling = opts.enable_profiling
+            config.profile_file_prefix = opts.profile_file_prefix
+        names, options = _normalize_providers(providers, provider_options)
+        self._sess = _C.Session(source, config, names)
+        self._provider_options = options
+        if opts.enable_profiling and not _C.HAS_PROFILER:
+            _warnings.warn("enable_profiling: this build of Tessera has no profiler; end_profiling() will "
+                           "return ''", RuntimeWarning, stacklevel=2)
+        if opts.optimized_model_filepath:
+            self._sess.save_model(opts.optimized_model_filepath)
+        self._refresh_metadata()
+
+    def _refresh_metadata(self):
+        self._inputs = [NodeArg(*i) for i in self._sess.inputs()]
+        self._outputs = [NodeArg(*o) for o in self._sess.outputs()]
+        self._overridable = [NodeArg(*o) for o in self._sess.overridable_initializers()]
+        self._meta = ModelMetadata(self._sess.metadata())
+
+    # ---------------------------------------------------------------- queries
+
+    def get_inputs(self):
+        """The inputs a caller feeds (initializer-backed inputs are listed by
+        get_overridable_initializers())."""
+        return list(self._inputs)
+
+    def get_outputs(self):
+        return list(self._outputs)
+
+    def get_overridable_initializers(self):
+        return list(self._overridable)
+
+    def get_modelmeta(self):
+        return self._meta
+
+    def get_providers(self):
+        """The session's providers in priority order, onnxruntime-style names
+        (['CPUExecutionProvider']) whichever spelling was passed in."""
+        return [_ort_name(p) for p in self._sess.providers()]
+
+    def get_provider_options(self):
+        return {_ort_name(p): {} for p in self._sess.providers()}
+
+    def get_session_options(self):
+        return self._sess_options
+
+    def get_node_placement(self):
+        """Which provider runs each node: a list of dicts with keys node,
+        op_type, domain and provider (onnxruntime-style provider name)."""
+        out = self._sess.placement()
+        for d in out:
+            d["provider"] = _ort_name(d["provider"])
+        return out
+
+    @property
+    def _model_path_or_bytes(self):
+        return self._model_path if self._model_path is not None else self._model_bytes
+
+    # -------------------------------------------------------------- running
+
+    def run(self, output_names, input_feed, run_options=None):
+        """Runs the model. output_names: list of names, or None/[] for all
+        outputs in graph order. input_feed: {input name: value}, where a
+        value is a numpy array (or anything numpy.asarray takes), a list for
+        a sequence input, a dict for a map input, None for an empty optional.
+        Returns a list: numpy arrays for tensors, lists for sequences, dicts
+        for maps, None for empty optionals."""
+        if run_options is not None:
+            if not isinstance(run_options, RunOptions):
+                raise TypeError(f"run_options must be a RunOptions, got {type(run_options).__name__}")
+            if run_options.terminate:
+                raise RuntimeException("Exiting due to terminate flag being set to true.")
+        if not isinstance(input_feed, dict):
+            try:
+                input_feed = dict(input_feed)
+            except (TypeError, ValueError):
+                raise TypeError(f"input_feed must be a dict of name -> value, got {type(input_feed).__name__}") \
+                    from None
+        if isinstance(output_names, str):
+            raise TypeError("output_names must be a list of names (or None), not a str")
+        if output_names is not None and len(output_names) == 0:
+            output_names = None
+        return self._sess.run(output_names, input_feed)
+
+    # ------------------------------------------------------------ providers
+
+    def set_providers(self, providers=None, provider_options=None):
+        """Re-creates the session with new providers (None = all available)."""
+        names, options = _normalize_providers(providers, provider_options)
+        self._sess.reset_providers(names)
+        self._provider_options = options
+
+    def disable_fallback(self):
+        """Not supported: Tessera always keeps the CPU provider as fallback."""
+        raise NotImplemented("disable_fallback: Tessera always falls back to the CPU provider")
+
+    def enable_fallback(self):
+        """The CPU fallback is always on; nothing to do."""
+
+    # ------------------------------------------------------------ profiling
+
+    def end_profiling(self):
+        """Stops profiling and writes the Chrome trace (chrome://tracing,
+        Perfetto) to `<profile_file_prefix>_<timestamp>.json`; returns that
+        path, or '' when profiling is off or already ended."""
+        return self._sess.end_profiling()
+
+    def get_profiling_start_time_ns(self):
+        """Not tracked by Tessera: always 0."""
+        return 0
+
+    def __repr__(self):
+        src = self._model_path if self._model_path is not None else f"<{len(self._model_bytes)} bytes>"
+        return f"<tessera.InferenceSession {src!r} providers={self.get_providers()}>"
