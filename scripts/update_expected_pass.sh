@@ -9,7 +9,8 @@ list=tests/conformance/expected_pass.txt
 tmp=$(mktemp -d)
 for suite in node pytorch-converted pytorch-operator simple; do
   [ -d "$data/$suite" ] || continue
-  build/bin/tessera conformance "$data/$suite" --quiet --report "$tmp/$suite.json" >/dev/null || true
+  build/bin/tessera conformance "$data/$suite" --quiet --skip tests/conformance/skip.txt \
+    --tolerances tests/conformance/tolerances.txt --report "$tmp/$suite.json" >/dev/null || true
 done
 python3 - "$list" "$tmp"/*.json <<'PY'
 import json, sys

@@ -383,15 +383,11 @@ class InferenceSession:
         config.log_severity_level = opts._effective_severity()
         config.log_id = opts.logid
         config.intra_op_num_threads = opts.intra_op_num_threads
-        if _C.HAS_PROFILER:
-            config.enable_profiling = opts.enable_profiling
-            config.profile_file_prefix = opts.profile_file_prefix
+        config.enable_profiling = opts.enable_profiling
+        config.profile_file_prefix = opts.profile_file_prefix
         names, options = _normalize_providers(providers, provider_options)
         self._sess = _C.Session(source, config, names)
         self._provider_options = options
-        if opts.enable_profiling and not _C.HAS_PROFILER:
-            _warnings.warn("enable_profiling: this build of Tessera has no profiler; end_profiling() will "
-                           "return ''", RuntimeWarning, stacklevel=2)
         if opts.optimized_model_filepath:
             self._sess.save_model(opts.optimized_model_filepath)
         self._refresh_metadata()

@@ -54,7 +54,11 @@ TEST(ShapeInference, MatMulAndGemm) {
   EXPECT_EQ(Infer(MakeNode("m", "MatMul", {"a", "b"}, {"c"}), {T({4}), T({2, 4, 7})})[0].ToString(),
             "tensor(float)[2,7]");
   Node gemm = MakeNode("g", "Gemm", {"a", "b"}, {"c"});
-  gemm.attributes.push_back(Attribute{"transB", AttributeType::kInt, "", 0, 1});
+  Attribute trans_b;
+  trans_b.name = "transB";
+  trans_b.type = AttributeType::kInt;
+  trans_b.i = 1;
+  gemm.attributes.push_back(trans_b);
   EXPECT_EQ(Infer(gemm, {T({8, 16}), T({10, 16})})[0].ToString(), "tensor(float)[8,10]");
 }
 

@@ -29,6 +29,8 @@ class KernelInfo {
   bool has_output(size_t i) const { return i < node_.outputs.size() && !node_.outputs[i].empty(); }
   // The initializer feeding input i, when that input is a constant of the graph.
   const Tensor* constant_input(size_t i) const;
+  // The graph the node belongs to (ops such as Gradient read other nodes).
+  const Graph* owner_graph() const { return owner_graph_; }
 
   bool has_attr(const std::string& name) const { return node_.FindAttribute(name) != nullptr; }
   int64_t attr_int(const std::string& name) const;

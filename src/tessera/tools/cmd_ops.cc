@@ -23,7 +23,10 @@ int OpsCommand(int argc, char** argv) {
     for (size_t i = 0; i < rows.size(); ++i) {
       const KernelRow& r = rows[i];
       std::string types;
-      for (DataType t : r.types) types += (types.empty() ? "" : ",") + std::string(DataTypeName(t));
+      for (DataType t : r.types) {
+        if (!types.empty()) types += ",";
+        types += DataTypeName(t);
+      }
       if (json) {
         std::printf("    {\"domain\": \"%s\", \"op\": \"%s\", \"first\": %lld, \"last\": %lld, \"types\": \"%s\"}%s\n",
                     JsonEscape(r.domain).c_str(), JsonEscape(r.op_type).c_str(),

@@ -15,7 +15,7 @@ void PrintUsage() {
       "        [--profile PREFIX] [--verbose]\n"
       "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
-      "        [--timeout SEC] [--expected FILE] [--skip FILE] [--rtol R] [--atol A] [--scaled-atol K] [--verbose]\n"
+      "        [--timeout SEC] [--expected FILE] [--skip FILE] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K] [--verbose]\n"
       "        run ONNX backend test folders and compare outputs with the expected ones\n"
       "  ops [--providers LIST] [--json]\n"
       "        list the kernel tables: domain, op, opset range, element types\n"

@@ -176,12 +176,6 @@ TEST(TrainingTest, NonScalarLearningRateFails) {
 }
 
 // ---- Gradient -----------------------------------------------------------------------
-// Gradient reads its subgraph from the owning graph, which kernels can reach only
-// when KernelInfo exposes owner_graph(); skip until then.
-template <typename Info>
-constexpr bool HasOwnerGraph() {
-  return requires(const Info& i) { i.owner_graph(); };
-}
 
 Node MakeNode(std::string op, std::vector<std::string> in, std::vector<std::string> out,
               std::string domain = kOnnxDomain) {
@@ -237,28 +231,20 @@ Model GradientModel(const std::string& y) {
 }
 
 TEST(TrainingTest, GradientOfAddMulWithBroadcastAndConstant) {
-  if constexpr (!HasOwnerGraph<KernelInfo>()) {
-    GTEST_SKIP() << "KernelInfo::owner_graph() is not available";
-  } else {
-    Session s(GradientModel("y2"), SessionOptions{}, MakeProviders({"cpu"}));
-    // a = [1, 2], b = scalar 5 broadcast: d(sum(3 (a + b) a))/da = 3 (2a + b)
-    auto out = s.Run({{"a", T_<float>({1, 2}, {2})}, {"b", T_<float>({5}, {})}});
-    ASSERT_EQ(out.size(), 1u);
-    const Tensor& da = out[0].tensor();
-    ASSERT_EQ(da.shape(), (Shape{2}));
-    EXPECT_FLOAT_EQ(da.data<float>()[0], 21.f);
-    EXPECT_FLOAT_EQ(da.data<float>()[1], 27.f);
-  }
+  Session s(GradientModel("y2"), SessionOptions{}, MakeProviders({"cpu"}));
+  // a = [1, 2], b = scalar 5 broadcast: d(sum(3 (a + b) a))/da = 3 (2a + b)
+  auto out = s.Run({{"a", T_<float>({1, 2}, {2})}, {"b", T_<float>({5}, {})}});
+  ASSERT_EQ(out.size(), 1u);
+  const Tensor& da = out[0].tensor();
+  ASSERT_EQ(da.shape(), (Shape{2}));
+  EXPECT_FLOAT_EQ(da.data<float>()[0], 21.f);
+  EXPECT_FLOAT_EQ(da.data<float>()[1], 27.f);
 }
 
 TEST(TrainingTest, GradientOfUnknownValueFails) {
-  if constexpr (!HasOwnerGraph<KernelInfo>()) {
-    GTEST_SKIP() << "KernelInfo::owner_graph() is not available";
-  } else {
-    Status st = CatchStatus([&] { Session s(GradientModel("nope"), SessionOptions{}, MakeProviders({"cpu"})); });
-    EXPECT_FALSE(st.ok());
-    EXPECT_NE(st.ToString().find("neither in xs/zs"), std::string::npos) << st.ToString();
-  }
+  Status st = CatchStatus([&] { Session s(GradientModel("nope"), SessionOptions{}, MakeProviders({"cpu"})); });
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("neither in xs/zs"), std::string::npos) << st.ToString();
 }
 
 }  // namespace

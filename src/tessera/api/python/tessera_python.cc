@@ -27,13 +27,6 @@
 #include "tessera/format/model_loader.h"
 #include "tessera/runtime/session.h"
 
-// The runtime's profiler (SessionOptions::enable_profiling, Session::EndProfiling)
-// is used when this tree has it.
-#if __has_include("tessera/runtime/profiler.h")
-#define TESSERA_PY_HAS_PROFILER 1
-#else
-#define TESSERA_PY_HAS_PROFILER 0
-#endif
 
 namespace py = pybind11;
 
@@ -453,10 +446,8 @@ class PySession {
     options_.log_severity_level = SeverityFor(config.log_severity_level);
     if (!config.log_id.empty()) options_.log_id = config.log_id;
     options_.intra_op_num_threads = config.intra_op_num_threads;
-#if TESSERA_PY_HAS_PROFILER
     options_.enable_profiling = config.enable_profiling;
     options_.profile_file_prefix = config.profile_file_prefix;
-#endif
     if (py::isinstance<py::bytes>(source)) {
       std::string_view bytes = source.cast<std::string_view>();
       py::gil_scoped_release release;
@@ -539,13 +530,9 @@ class PySession {
 
   // Path of the trace written, "" when profiling was off (or is unsupported).
   std::string EndProfiling() {
-#if TESSERA_PY_HAS_PROFILER
     auto s = session();
     py::gil_scoped_release release;
     return s->EndProfiling();
-#else
-    return "";
-#endif
   }
 
   void SaveModel(const std::string& path) const {
@@ -649,7 +636,6 @@ PYBIND11_MODULE(_tessera, m) {
     }
   });
 
-  m.attr("HAS_PROFILER") = py::bool_(TESSERA_PY_HAS_PROFILER != 0);
   m.def("available_providers", &AvailableProviders, "Providers built into this module (Tessera names).");
   m.def("canonical_provider_name", &CanonicalProviderName,
         "Maps a provider name (Tessera's or onnxruntime's) to Tessera's.");

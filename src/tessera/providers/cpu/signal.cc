@@ -93,11 +93,21 @@ class Radix2 {
   std::vector<cd> tw_;
 };
 
-// An unscaled DFT of one fixed length n, forward or inverse.
+// An unscaled DFT of one fixed length n, forward or inverse: radix-2 for
+// powers of two, mixed radix (recursive decimation in time) when every prime
+// factor is small, Bluestein's algorithm otherwise.
 class FftPlan {
  public:
-  explicit FftPlan(int64_t n) : n_(n), pow2_(IsPow2(n)), r2_(pow2_ ? n : BluesteinSize(n)) {
-    if (pow2_ || n_ <= 1) return;
+  explicit FftPlan(int64_t n) : n_(n), kind_(Choose(n, &factors_)), r2_(Radix2Size(n, kind_)) {
+    if (kind_ == Kind::kMixed) {
+      tw_.resize(static_cast<size_t>(n_));
+      for (int64_t j = 0; j < n_; ++j) {
+        const double a = -2.0 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(n_);
+        tw_[static_cast<size_t>(j)] = cd(std::cos(a), std::sin(a));
+      }
+      return;
+    }
+    if (kind_ != Kind::kBluestein) return;
     const int64_t m = r2_.size();
     chirp_.resize(static_cast<size_t>(n_));
     const int64_t two_n = 2 * n_;
@@ -119,15 +129,24 @@ class FftPlan {
 
   int64_t size() const { return n_; }
   // Scratch a caller provides per thread.
-  int64_t scratch_size() const { return pow2_ ? 0 : r2_.size(); }
+  int64_t scratch_size() const {
+    switch (kind_) {
+      case Kind::kMixed: return n_;
+      case Kind::kBluestein: return r2_.size();
+      default: return 0;
+    }
+  }
 
   // Transforms a[0..n) in place; inverse omits the 1/n factor.
   void Run(cd* a, bool inverse, cd* scratch) const {
-    if (n_ <= 1) return;
+    if (kind_ == Kind::kTrivial) return;
     if (inverse)
       for (int64_t i = 0; i < n_; ++i) a[i] = std::conj(a[i]);
-    if (pow2_) {
+    if (kind_ == Kind::kRadix2) {
       r2_.Forward(a);
+    } else if (kind_ == Kind::kMixed) {
+      std::copy(a, a + n_, scratch);
+      MixedWork(a, scratch, 1, 0, n_);
     } else {
       const int64_t m = r2_.size();
       for (int64_t k = 0; k < n_; ++k) scratch[k] = Mul(a[k], chirp_[static_cast<size_t>(k)]);
@@ -144,16 +163,67 @@ class FftPlan {
   }
 
  private:
-  static int64_t BluesteinSize(int64_t n) {
+  enum class Kind { kTrivial, kRadix2, kMixed, kBluestein };
+  static constexpr int64_t kMaxRadix = 61;
+
+  static Kind Choose(int64_t n, std::vector<int64_t>* factors) {
+    if (n <= 1) return Kind::kTrivial;
+    if (IsPow2(n)) return Kind::kRadix2;
+    int64_t rest = n;
+    for (int64_t p = 2; p <= kMaxRadix && rest > 1; ++p) {
+      while (rest % p == 0) {
+        factors->push_back(p);
+        rest /= p;
+      }
+    }
+    if (rest == 1) return Kind::kMixed;
+    factors->clear();
+    return Kind::kBluestein;
+  }
+  static int64_t Radix2Size(int64_t n, Kind kind) {
+    if (kind == Kind::kRadix2) return n;
+    if (kind != Kind::kBluestein) return 1;
     int64_t m = 1;
     while (m < 2 * n - 1) m <<= 1;
     return m;
   }
+
+  // DFT of the n_sub inputs in[0], in[stride], ... into out[0..n_sub), using
+  // factors_[f..]: p sub-transforms of length n_sub/p, then radix-p butterflies.
+  void MixedWork(cd* out, const cd* in, int64_t in_stride, size_t f, int64_t n_sub) const {
+    const int64_t p = factors_[f];
+    const int64_t m = n_sub / p;
+    if (m == 1) {
+      for (int64_t r = 0; r < p; ++r) out[r] = in[r * in_stride];
+    } else {
+      for (int64_t r = 0; r < p; ++r) MixedWork(out + r * m, in + r * in_stride, in_stride * p, f + 1, m);
+    }
+    const int64_t tws = n_ / n_sub;  // W_{n_sub}^j = W_n^{j*tws}
+    const int64_t root = n_ / p;     // W_p^j = W_n^{j*root}
+    cd t[kMaxRadix];
+    for (int64_t k = 0; k < m; ++k) {
+      for (int64_t r = 0; r < p; ++r)
+        t[r] = (r == 0 || k == 0) ? out[r * m + k] : Mul(out[r * m + k], tw_[static_cast<size_t>(r * k * tws)]);
+      if (p == 2) {
+        out[k] = t[0] + t[1];
+        out[k + m] = t[0] - t[1];
+        continue;
+      }
+      for (int64_t q = 0; q < p; ++q) {
+        cd acc = t[0];
+        for (int64_t r = 1; r < p; ++r) acc += Mul(t[r], tw_[static_cast<size_t>(((r * q) % p) * root)]);
+        out[k + q * m] = acc;
+      }
+    }
+  }
+
   int64_t n_;
-  bool pow2_;
+  std::vector<int64_t> factors_;
+  Kind kind_;
   Radix2 r2_;
-  std::vector<cd> chirp_;
-  std::vector<cd> kernel_;
+  std::vector<cd> tw_;      // mixed radix: W_n^j
+  std::vector<cd> chirp_;   // Bluestein
+  std::vector<cd> kernel_;  // Bluestein
 };
 
 template <typename T>

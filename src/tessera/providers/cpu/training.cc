@@ -202,14 +202,8 @@ class Momentum final : public OpKernel {
 // may differ from the values flowing through the graph). A small set of
 // differentiable ops is supported; others fail at session creation.
 
-// The owning graph when KernelInfo exposes it (needed to find y's subgraph).
-template <typename Info>
-const Graph* OwnerGraphOf(const Info& info) {
-  if constexpr (requires { info.owner_graph(); })
-    return info.owner_graph();
-  else
-    return nullptr;
-}
+// The owning graph (needed to find y's subgraph).
+const Graph* OwnerGraphOf(const KernelInfo& info) { return info.owner_graph(); }
 
 struct DTensor {
   Shape shape;
