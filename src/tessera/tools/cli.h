@@ -36,5 +36,6 @@ int RunCommand(int argc, char** argv);
 int ConformanceCommand(int argc, char** argv);
 int OpsCommand(int argc, char** argv);
 int ProfileCommand(int argc, char** argv);
+int BenchCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

@@ -19,6 +19,8 @@ void PrintUsage() {
       "        run ONNX backend test folders and compare outputs with the expected ones\n"
       "  ops [--providers LIST] [--json]\n"
       "        list the kernel tables: domain, op, opset range, element types\n"
+      "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--json]\n"
+      "        session creation, first-run and steady-state latency, peak RSS\n"
       "  profile TRACE.json\n"
       "        summarize a profile: time by op type and provider, copies, slowest nodes\n");
 }
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
     if (cmd == "conformance") return tessera::cli::ConformanceCommand(argc, argv);
     if (cmd == "ops") return tessera::cli::OpsCommand(argc, argv);
     if (cmd == "profile") return tessera::cli::ProfileCommand(argc, argv);
+    if (cmd == "bench") return tessera::cli::BenchCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

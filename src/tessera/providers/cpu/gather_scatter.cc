@@ -16,35 +16,6 @@
 namespace tessera::cpu {
 namespace {
 
-struct Bytes16 {
-  uint64_t lo, hi;
-};
-
-// Calls fn.template operator()<S>() with S a storage type of the element's size.
-template <typename Fn>
-void DispatchCopy(DataType dt, const KernelContext& ctx, Fn&& fn) {
-  if (dt == DataType::kString) {
-    fn.template operator()<std::string>();
-    return;
-  }
-  switch (ElementBits(dt)) {
-    case 8: fn.template operator()<uint8_t>(); return;
-    case 16: fn.template operator()<uint16_t>(); return;
-    case 32: fn.template operator()<uint32_t>(); return;
-    case 64: fn.template operator()<uint64_t>(); return;
-    case 128: fn.template operator()<Bytes16>(); return;
-    default: ctx.Fail("element type ", DataTypeName(dt), " is not supported");
-  }
-}
-
-template <typename S>
-inline void CopyN(S* dst, const S* src, int64_t n) {
-  if constexpr (std::is_same_v<S, std::string>)
-    std::copy(src, src + n, dst);
-  else if (n > 0)
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(S));
-}
-
 template <typename Fn>
 void DispatchIndex(const Tensor& t, const KernelContext& ctx, const char* what, Fn&& fn) {
   switch (t.dtype()) {
@@ -101,14 +72,14 @@ class Gather final : public OpKernel {
     int64_t outer = SizeToDim(ds, static_cast<size_t>(axis));
     int64_t inner = SizeFromDim(ds, static_cast<size_t>(axis) + 1);
     int64_t m = static_cast<int64_t>(idx.size());
-    DispatchCopy(data.dtype(), ctx, [&]<typename S>() {
+    DispatchWord(data.dtype(), ctx, [&]<typename S>() {
       const S* src = data.data<S>();
       S* dst = out.data<S>();
       int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
       ParallelFor(ctx.thread_pool(), outer * m, grain, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           int64_t o = r / m, i = r % m;
-          CopyN(dst + r * inner, src + (o * n + idx[static_cast<size_t>(i)]) * inner, inner);
+          CopyN(src + (o * n + idx[static_cast<size_t>(i)]) * inner, inner, dst + r * inner);
         }
       });
     });
@@ -153,7 +124,7 @@ class GatherElements final : public OpKernel {
     Tensor& out = ctx.allocate_output(0, data.dtype(), indices.shape());
     if (out.numel() == 0) return;
     std::vector<int64_t> strides = StridesOf(data.shape());
-    DispatchCopy(data.dtype(), ctx, [&]<typename S>() {
+    DispatchWord(data.dtype(), ctx, [&]<typename S>() {
       const S* src = data.data<S>();
       S* dst = out.data<S>();
       Odometer od(indices.shape());
@@ -232,10 +203,10 @@ class GatherND final : public OpKernel {
     out_shape.insert(out_shape.end(), data.shape().begin() + batch_dims_ + k, data.shape().end());
     Tensor& out = ctx.allocate_output(0, data.dtype(), out_shape);
     if (out.numel() == 0) return;
-    DispatchCopy(data.dtype(), ctx, [&]<typename S>() {
+    DispatchWord(data.dtype(), ctx, [&]<typename S>() {
       const S* src = data.data<S>();
       S* dst = out.data<S>();
-      for (int64_t t = 0; t < p.tuples; ++t) CopyN(dst + t * p.slice, src + p.offsets[static_cast<size_t>(t)], p.slice);
+      for (int64_t t = 0; t < p.tuples; ++t) CopyN(src + p.offsets[static_cast<size_t>(t)], p.slice, dst + t * p.slice);
     });
   }
 
@@ -277,14 +248,14 @@ inline void Combine(T& dst, const T& src, ScatterReduction r) {
 template <typename Fn>
 void DispatchScatter(DataType dt, ScatterReduction r, const KernelContext& ctx, Fn&& fn) {
   if (r == ScatterReduction::kNone)
-    DispatchCopy(dt, ctx, fn);
+    DispatchWord(dt, ctx, fn);
   else
     DispatchNumericBool(dt, ctx, fn);
 }
 
 template <typename S>
 inline void ScatterStore(S& dst, const S& src, ScatterReduction r) {
-  if constexpr (std::is_same_v<S, std::string> || std::is_same_v<S, Bytes16>) {
+  if constexpr (std::is_same_v<S, std::string> || std::is_same_v<S, Word128>) {
     dst = src;
   } else {
     if (r == ScatterReduction::kNone) dst = src;
@@ -363,7 +334,7 @@ class ScatterND final : public OpKernel {
         S* d = dst + p.offsets[static_cast<size_t>(t)];
         const S* s = up + t * p.slice;
         if (reduction_ == ScatterReduction::kNone) {
-          CopyN(d, s, p.slice);
+          CopyN(s, p.slice, d);
         } else {
           for (int64_t j = 0; j < p.slice; ++j) ScatterStore(d[j], s[j], reduction_);
         }
@@ -446,13 +417,13 @@ class TensorScatter final : public OpKernel {
           for (int64_t j = 0; j < inner; ++j) put((p * max_seq + pos) * inner + j, get((p * seq + s) * inner + j));
         }
     } else {
-      DispatchCopy(past.dtype(), ctx, [&]<typename S>() {
+      DispatchWord(past.dtype(), ctx, [&]<typename S>() {
         const S* src = update.data<S>();
         S* dst = out.data<S>();
         for (int64_t p = 0; p < prefix; ++p)
           for (int64_t s = 0; s < seq; ++s) {
             int64_t pos = dest_pos(p / per_batch, s);
-            CopyN(dst + (p * max_seq + pos) * inner, src + (p * seq + s) * inner, inner);
+            CopyN(src + (p * seq + s) * inner, inner, dst + (p * max_seq + pos) * inner);
           }
       });
     }
@@ -490,7 +461,7 @@ class OneHot final : public OpKernel {
     if (out.numel() == 0) return;
     int64_t outer = SizeToDim(indices.shape(), static_cast<size_t>(axis));
     int64_t inner = SizeFromDim(indices.shape(), static_cast<size_t>(axis));
-    DispatchCopy(values.dtype(), ctx, [&]<typename S>() {
+    DispatchWord(values.dtype(), ctx, [&]<typename S>() {
       const S* v = values.data<S>();
       S* dst = out.data<S>();
       std::fill(dst, dst + out.numel(), v[0]);

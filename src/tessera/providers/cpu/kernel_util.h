@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/base/half.h"
@@ -83,6 +84,40 @@ void DispatchAll(DataType dt, const KernelContext& ctx, Fn&& fn) {
 
 // Byte-wise kernels (copy/gather/transposes) only need the element size.
 inline size_t ElementSize(const Tensor& t) { return static_cast<size_t>(ElementBits(t.dtype()) / 8); }
+
+// ---- data movement ----------------------------------------------------------
+struct Word128 {
+  uint64_t lo, hi;
+};
+
+// For kernels that only move elements: calls fn.template operator()<W>() with
+// W a type of the element's size (uint8_t ... uint64_t, Word128), or
+// std::string for strings. Packed sub-byte types are refused.
+template <typename Fn>
+void DispatchWord(DataType dt, const KernelContext& ctx, Fn&& fn) {
+  if (dt == DataType::kString) {
+    fn.template operator()<std::string>();
+    return;
+  }
+  switch (ElementBits(dt)) {
+    case 8: fn.template operator()<uint8_t>(); return;
+    case 16: fn.template operator()<uint16_t>(); return;
+    case 32: fn.template operator()<uint32_t>(); return;
+    case 64: fn.template operator()<uint64_t>(); return;
+    case 128: fn.template operator()<Word128>(); return;
+    default: ctx.Fail("element type ", DataTypeName(dt), " is not supported here");
+  }
+}
+
+// Copies n elements (memcpy for words, assignment for strings).
+template <typename W>
+inline void CopyN(const W* src, int64_t n, W* dst) {
+  if constexpr (std::is_same_v<W, std::string>) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(W));
+  }
+}
 
 // ---- axes -----------------------------------------------------------------
 // Maps a possibly negative axis into [0, rank); fails with the node's label.

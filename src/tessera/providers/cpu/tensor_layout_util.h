@@ -13,38 +13,9 @@
 
 namespace tessera::cpu::layout {
 
-struct Word128 {
-  uint64_t lo, hi;
-};
-
-// Calls fn.template operator()<W>() with W a type of the element's size:
-// uint8_t/uint16_t/uint32_t/uint64_t/Word128, or std::string for strings.
-// Sub-byte types are not handled here (see WithUnpacked).
-template <typename Fn>
-void DispatchWord(DataType dt, const KernelContext& ctx, Fn&& fn) {
-  if (dt == DataType::kString) {
-    fn.template operator()<std::string>();
-    return;
-  }
-  switch (ElementBits(dt)) {
-    case 8: fn.template operator()<uint8_t>(); return;
-    case 16: fn.template operator()<uint16_t>(); return;
-    case 32: fn.template operator()<uint32_t>(); return;
-    case 64: fn.template operator()<uint64_t>(); return;
-    case 128: fn.template operator()<Word128>(); return;
-    default: ctx.Fail("element type ", DataTypeName(dt), " is not supported here");
-  }
-}
-
-// Copies n elements (memcpy for words, assignment for strings).
-template <typename W>
-inline void CopyN(const W* src, int64_t n, W* dst) {
-  if constexpr (std::is_same_v<W, std::string>) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
-  } else {
-    if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(W));
-  }
-}
+using ::tessera::cpu::CopyN;
+using ::tessera::cpu::DispatchWord;
+using ::tessera::cpu::Word128;
 
 // Sub-byte tensors (int4, uint4, float4e2m1, int2, uint2) are packed low bits
 // first; these convert to/from one uint8 per element holding the raw bits.

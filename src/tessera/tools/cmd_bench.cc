@@ -1,0 +1,104 @@
+// `tessera bench`: session creation, first run and steady-state latency of a
+// model, plus peak memory and the time share of each provider (in the spirit
+// of onnxruntime_perf_test).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "tessera/api/providers.h"
+#include "tessera/tools/cli.h"
+
+namespace tessera::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+double PeakRssMb() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+double Ms(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// Inputs from the model folder's test_data_set_0 when present (the bench
+// suite's layout), seeded values otherwise.
+Feeds BenchInputs(const Session& session, const std::string& model_path) {
+  Feeds feeds;
+  fs::path data = fs::path(model_path).parent_path() / "test_data_set_0";
+  uint64_t seed = 0;
+  for (size_t i = 0; i < session.inputs().size(); ++i) {
+    const ValueInfo& in = session.inputs()[i];
+    fs::path f = data / ("input_" + std::to_string(i) + ".pb");
+    if (fs::exists(f)) feeds.emplace_back(in.name, LoadInputFile(f.string(), in.type));
+    else feeds.emplace_back(in.name, MakeDefaultInput(in, ++seed));
+  }
+  return feeds;
+}
+
+}  // namespace
+
+int BenchCommand(int argc, char** argv) {
+  Args args = ParseArgs(argc, argv, 2, {"json"});
+  if (args.positional.size() != 1) TS_THROW(kInvalidArgument, "usage: tessera bench MODEL [options]");
+  std::string path = args.positional[0];
+  if (fs::is_directory(path)) path = (fs::path(path) / "model.onnx").string();
+  SessionOptions options;
+  options.intra_op_num_threads = args.get_int("threads", 0);
+  int runs = std::max(1, args.get_int("runs", 20));
+  int warmup = std::max(0, args.get_int("warmup", 5));
+  std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
+  if (args.has("level") && args.get("level") != "disabled")
+    TS_THROW(kNotImplemented, "--level ", args.get("level"),
+             ": the graph optimizer is not built yet; only --level disabled is available");
+
+  double rss_before = PeakRssMb();
+  auto t0 = std::chrono::steady_clock::now();
+  auto session = Session::FromFile(path, options, MakeProviders(providers));
+  auto t1 = std::chrono::steady_clock::now();
+  Feeds feeds = BenchInputs(*session, path);
+  auto f0 = std::chrono::steady_clock::now();
+  session->Run(feeds);
+  auto f1 = std::chrono::steady_clock::now();
+  for (int i = 0; i < warmup; ++i) session->Run(feeds);
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    auto a = std::chrono::steady_clock::now();
+    session->Run(feeds);
+    times.push_back(Ms(std::chrono::steady_clock::now() - a));
+  }
+  std::sort(times.begin(), times.end());
+  auto pct = [&](double p) { return times[std::min(times.size() - 1, static_cast<size_t>(p * (times.size() - 1) + 0.5))]; };
+  std::map<std::string, int> per_provider;
+  for (const auto& p : session->Placement()) per_provider[p.provider]++;
+
+  double create_ms = Ms(t1 - t0), first_ms = Ms(f1 - f0);
+  int threads = options.intra_op_num_threads;
+  if (args.has("json")) {
+    std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
+                "\"min_ms\": %.3f, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"max_ms\": %.3f, \"peak_rss_mb\": %.1f, "
+                "\"rss_before_session_mb\": %.1f, \"nodes_per_provider\": {",
+                JsonEscape(path).c_str(), threads, runs, create_ms, first_ms, times.front(), pct(0.5), pct(0.9),
+                times.back(), PeakRssMb(), rss_before);
+    size_t k = 0;
+    for (const auto& [ep, n] : per_provider) std::printf("%s\"%s\": %d", k++ ? ", " : "", ep.c_str(), n);
+    std::printf("}}\n");
+  } else {
+    std::printf("model            %s\n", path.c_str());
+    std::printf("threads          %s\n", threads == 0 ? "default (one per core)" : std::to_string(threads).c_str());
+    std::printf("session create   %.2f ms\n", create_ms);
+    std::printf("first run        %.2f ms\n", first_ms);
+    std::printf("latency (%d runs after %d warm-up): min %.3f  median %.3f  p90 %.3f  max %.3f ms\n", runs, warmup,
+                times.front(), pct(0.5), pct(0.9), times.back());
+    std::printf("peak RSS         %.1f MB\n", PeakRssMb());
+    for (const auto& [ep, n] : per_provider) std::printf("provider %-8s %d nodes\n", ep.c_str(), n);
+  }
+  return 0;
+}
+
+}  // namespace tessera::cli
