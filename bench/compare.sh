@@ -15,6 +15,7 @@ threads=("$@")
 runs="${RUNS:-20}"
 warmup="${WARMUP:-5}"
 out="${OUT_DIR:-$(mktemp -d)}"
+mkdir -p "$out"
 harness="$(cd ../shared/bench 2>/dev/null && pwd)/ort_bench.js"
 node_path="${ORT_NODE_PATH:-$(dirname "$harness")}/node_modules"
 have_ort=1
