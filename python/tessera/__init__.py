@@ -39,6 +39,7 @@ __all__ = [
     "set_default_logger_severity", "set_default_logger_verbosity", "TesseraError", "InvalidArgument",
     "InvalidModel", "NotImplemented", "OpsetMismatch", "IoError", "ResourceExhausted", "RuntimeException",
     "InternalError", "Fail", "NoSuchFile", "InvalidGraph", "InvalidProtobuf", "EPFail",
+    "validate", "plan", "ValidationReport",
 ]
 
 # ------------------------------------------------------------------ providers
@@ -493,3 +494,225 @@ class InferenceSession:
     def __repr__(self):
         src = self._model_path if self._model_path is not None else f"<{len(self._model_bytes)} bytes>"
         return f"<tessera.InferenceSession {src!r} providers={self.get_providers()}>"
+
+
+# ------------------------------------------------------------- validation
+
+
+def plan(model, providers=None):
+    """Where each node of `model` (a path, the serialized bytes or an
+    InferenceSession) would run, without running it: a list of dicts with
+    keys node, op_type, domain and provider, as
+    InferenceSession.get_node_placement() returns."""
+    sess = model if isinstance(model, InferenceSession) else InferenceSession(model, providers=providers)
+    return sess.get_node_placement()
+
+
+class ValidationReport:
+    """The result of tessera.validate(): `outputs` maps each model output
+    name to a dict with elements, mismatched, max_abs_error, max_rel_error,
+    mismatch_fraction, passed, checked and message; `passed` is True when
+    every output checked is within tolerance. Truthy exactly when passed."""
+
+    def __init__(self, outputs, rtol, atol, sets):
+        self.outputs = outputs
+        self.rtol = rtol
+        self.atol = atol
+        self.sets = sets
+
+    @property
+    def passed(self):
+        return all(r["passed"] for r in self.outputs.values())
+
+    def __bool__(self):
+        return self.passed
+
+    def __getitem__(self, name):
+        return self.outputs[name]
+
+    def to_dict(self):
+        return {"passed": self.passed, "rtol": self.rtol, "atol": self.atol, "sets": self.sets,
+                "outputs": [dict(name=k, **v) for k, v in self.outputs.items()]}
+
+    def __str__(self):
+        lines = [f"tolerance |actual - expected| <= {self.atol:g} + {self.rtol:g} * |expected|",
+                 f"{'output':<24} {'max abs err':>12} {'max rel err':>12} {'outside tol':>12}  verdict"]
+        for name, r in self.outputs.items():
+            if not r["checked"]:
+                lines.append(f"{name:<24} {'-':>12} {'-':>12} {'-':>12}  not checked (no reference)")
+                continue
+            lines.append(f"{name:<24} {r['max_abs_error']:>12.6g} {r['max_rel_error']:>12.6g} "
+                         f"{100 * r['mismatch_fraction']:>11.4g}%  {'PASS' if r['passed'] else 'FAIL'}")
+            if not r["passed"]:
+                lines.append(f"    {r['message']}")
+        lines.append("PASSED" if self.passed else "FAILED")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<tessera.ValidationReport passed={self.passed} outputs={list(self.outputs)}>"
+
+
+def _read_reference_file(path):
+    import numpy as np
+    if path.endswith(".npy"):
+        return np.load(path, allow_pickle=False)
+    try:
+        from onnx import TensorProto, numpy_helper
+    except ImportError:
+        raise ImportError(f"reading {path} needs the onnx package (python3-onnx); or save it as .npy") from None
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def _reference_sets(reference, input_names, output_names):
+    """[(label, {input name: array}, {output name: array})] from a dict, a
+    .npz path or a folder (test_data_set_*/ or input_i/output_i .pb/.npy)."""
+    import numpy as np
+    known = set(input_names) | set(output_names)
+
+    def by_name(label, arrays):
+        extra = [k for k in arrays if k not in known]
+        if extra:
+            raise ValueError(f"'{extra[0]}' in the reference is neither an input nor an output of the model "
+                             f"(inputs: {', '.join(input_names)}; outputs: {', '.join(output_names)})")
+        return (label, {k: arrays[k] for k in input_names if k in arrays},
+                {k: arrays[k] for k in output_names if k in arrays})
+
+    if isinstance(reference, dict):
+        return [by_name("dict", reference)]
+    if not isinstance(reference, (str, _os.PathLike)):
+        raise TypeError(f"reference must be a dict, a .npz path or a folder, got {type(reference).__name__}")
+    path = _os.fspath(reference)
+    if _os.path.isdir(path):
+        dirs = sorted(_os.path.join(path, d) for d in _os.listdir(path)
+                      if d.startswith("test_data_set_") and _os.path.isdir(_os.path.join(path, d)))
+        sets = []
+        for d in dirs or [path]:
+            def find(stem):
+                for ext in (".pb", ".npy"):
+                    if _os.path.exists(_os.path.join(d, stem + ext)):
+                        return _os.path.join(d, stem + ext)
+                return None
+            got = {}
+            for kind, names in (("input", input_names), ("output", output_names)):
+                i = 0
+                while find(f"{kind}_{i}"):
+                    if i >= len(names):
+                        raise ValueError(f"{d} has more {kind}s than the model ({len(names)})")
+                    got[names[i]] = _read_reference_file(find(f"{kind}_{i}"))
+                    i += 1
+            if not got:
+                raise ValueError(f"no input_N / output_N files (.pb or .npy) in {d}")
+            sets.append(by_name(_os.path.basename(d), got))
+        return sets
+    if not _os.path.exists(path):
+        raise FileNotFoundError(f"reference '{path}' does not exist")
+    if not path.endswith(".npz"):
+        raise ValueError(f"reference must be a folder or a .npz file, got '{path}'")
+    with np.load(path, allow_pickle=False) as z:
+        return [by_name(_os.path.basename(path), {k: z[k] for k in z.files})]
+
+
+def _compare_arrays(actual, expected, rtol, atol):
+    """(elements, mismatched, max_abs, max_rel, message) with the CLI's rule
+    |a - e| <= atol + rtol * |e|; NaN matches NaN, infinities must be equal,
+    non-float types compare exactly; dtype and shape must match."""
+    import numpy as np
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+            return 1, 1, 0.0, 0.0, f"got {type(actual).__name__}, expected a sequence of {len(expected)} items"
+        tot = [0, 0, 0.0, 0.0, ""]
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            n, m, ma, mr, msg = _compare_arrays(a, e, rtol, atol)
+            tot = [tot[0] + n, tot[1] + m, max(tot[2], ma), max(tot[3], mr), tot[4] or (msg and f"item {i}: {msg}")]
+        return tuple(tot)
+    e = np.asarray(expected)
+    a = np.asarray(actual)
+    n = int(e.size)
+    if a.dtype != e.dtype:
+        return n, n, 0.0, 0.0, f"dtype {a.dtype}, expected {e.dtype}"
+    if a.shape != e.shape:
+        return n, n, 0.0, 0.0, f"shape {list(a.shape)}, expected {list(e.shape)}"
+    if e.dtype.kind not in "fc":
+        bad = a != e
+        m = int(np.count_nonzero(bad))
+        msg = ""
+        if m:
+            i = int(np.flatnonzero(bad.reshape(-1))[0])
+            msg = f"element {i} is {a.reshape(-1)[i]!r}, expected {e.reshape(-1)[i]!r}"
+        return n, m, 0.0, 0.0, msg
+    if e.dtype.kind == "c":
+        a = np.stack([a.real, a.imag], axis=-1).astype(np.float64)
+        e = np.stack([e.real, e.imag], axis=-1).astype(np.float64)
+    else:
+        a = a.astype(np.float64)[..., None]
+        e = e.astype(np.float64)[..., None]
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        nan_a, nan_e = np.isnan(a), np.isnan(e)
+        special = nan_a | nan_e | np.isinf(a) | np.isinf(e)
+        bad_special = special & ~((nan_a & nan_e) | ((a == e) & ~nan_a))
+        finite = ~special
+        err = np.where(finite, np.abs(a - e), 0.0)
+        rel = np.where(finite & (e != 0), err / np.where(e != 0, np.abs(e), 1.0), 0.0)
+        bad = bad_special | (finite & (err > atol + rtol * np.abs(e)))
+    bad_elem = bad.reshape(bad.shape[:-1] + (-1,)).any(axis=-1).reshape(-1)
+    m = int(np.count_nonzero(bad_elem))
+    msg = ""
+    if m:
+        i = int(np.flatnonzero(bad_elem)[0])
+        msg = (f"element {i} is {np.asarray(actual).reshape(-1)[i]!r}, "
+               f"expected {np.asarray(expected).reshape(-1)[i]!r}")
+    return n, m, float(err.max()) if err.size else 0.0, float(rel.max()) if rel.size else 0.0, msg
+
+
+def validate(model, reference, rtol=1e-3, atol=1e-5, providers=None):
+    """Runs `model` (a path, serialized bytes or an InferenceSession) on the
+    reference inputs and compares its outputs with the reference outputs.
+
+    reference: a dict {name: numpy array} holding the model's inputs and
+    (some of) its outputs, a path to a .npz archive with arrays named the
+    same way, or a folder in the ONNX test layout (test_data_set_N/ holding
+    input_i.pb / output_i.pb, or input_i / output_i .pb or .npy directly).
+    An element is within tolerance when |actual - expected| <= atol + rtol *
+    |expected|. Returns a ValidationReport (see its doc)."""
+    sess = model if isinstance(model, InferenceSession) else InferenceSession(model, providers=providers)
+    inputs = sess.get_inputs()
+    input_names = [i.name for i in inputs]
+    output_names = [o.name for o in sess.get_outputs()]
+    sets = _reference_sets(reference, input_names, output_names)
+    reports = {name: {"checked": False, "elements": 0, "mismatched": 0, "max_abs_error": 0.0,
+                      "max_rel_error": 0.0, "mismatch_fraction": 0.0, "passed": True, "message": ""}
+               for name in output_names}
+    for label, feeds, expected in sets:
+        for arg in inputs:
+            if arg.name not in feeds:
+                raise ValueError(f"the reference ({label}) has no value for model input '{arg.name}'")
+            value = feeds[arg.name]
+            shape = getattr(value, "shape", None)
+            if arg.shape is not None and shape is not None:
+                declared = list(arg.shape)
+                if len(declared) != len(shape) or any(isinstance(d, int) and d >= 0 and d != s
+                                                      for d, s in zip(declared, shape)):
+                    raise ValueError(f"the reference ({label}) input '{arg.name}' has shape {list(shape)}, "
+                                     f"but the model declares {declared}")
+        if not expected:
+            raise ValueError(f"the reference ({label}) has no expected value for any model output")
+        actual = sess.run(None, feeds)
+        for name, value in zip(output_names, actual):
+            if name not in expected:
+                continue
+            r = reports[name]
+            n, m, max_abs, max_rel, msg = _compare_arrays(value, expected[name], rtol, atol)
+            r["checked"] = True
+            r["elements"] += n
+            r["mismatched"] += m
+            r["max_abs_error"] = max(r["max_abs_error"], max_abs)
+            r["max_rel_error"] = max(r["max_rel_error"], max_rel)
+            if msg and r["passed"]:
+                r["passed"] = False
+                r["message"] = (f"{label}: " if len(sets) > 1 else "") + msg
+    for r in reports.values():
+        r["mismatch_fraction"] = r["mismatched"] / r["elements"] if r["elements"] else (0.0 if r["passed"] else 1.0)
+    return ValidationReport(reports, rtol, atol, len(sets))

@@ -14,10 +14,6 @@ std::vector<NodeAssignment> AssignNodes(const Model& model, const Graph& graph, 
     if (opset < 0)
       TS_THROW(kInvalidModel, "model '", model.DisplayName(), "': node ", node.Label(), " uses domain '", node.domain,
                "', which the model does not import (add an opset_import for it)");
-    if (node.domain == kOnnxDomain && opset > kMaxOnnxOpset)
-      TS_THROW(kOpsetMismatch, "model '", model.DisplayName(), "' imports ai.onnx opset ", opset,
-               "; Tessera supports ai.onnx opsets up to ", kMaxOnnxOpset, ". Re-export the model with opset_version=",
-               kMaxOnnxOpset, " or lower");
     NodeAssignment a;
     bool found = false;
     bool opset_problem = false;

@@ -19,6 +19,10 @@
 #include <sstream>
 #include <thread>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "tessera/api/providers.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/ir/tensor_compare.h"
@@ -266,6 +270,14 @@ int ConformanceCommand(int argc, char** argv) {
           r.status = "error";
           r.message = st.ToString();
         }
+#if defined(__SANITIZE_ADDRESS__)
+        // The child leaves with _exit, which skips LeakSanitizer's exit-time
+        // check: run it here so a test's leak fails that test.
+        if (__lsan_do_recoverable_leak_check() != 0) {
+          r.status = "error";
+          r.message = "LeakSanitizer: memory leaked (report on stderr)";
+        }
+#endif
         std::string line = Encode(r);
         size_t off = 0;
         while (off < line.size()) {

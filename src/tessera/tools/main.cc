@@ -17,6 +17,9 @@ void PrintUsage() {
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
       "        [--timeout SEC] [--expected FILE] [--skip FILE] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K] [--verbose]\n"
       "        run ONNX backend test folders and compare outputs with the expected ones\n"
+      "  validate MODEL --reference DIR|FILE.npz [--rtol R] [--atol A] [--providers LIST] [--json]\n"
+      "        run a model on reference inputs (ONNX test folders, input_i/output_i .pb/.npy, or numpy.savez\n"
+      "        archives named by input/output) and compare with the reference outputs; exit 1 on a mismatch\n"
       "  ops [--providers LIST] [--json]\n"
       "        list the kernel tables: domain, op, opset range, element types\n"
       "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--json]\n"
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
     if (cmd == "ops") return tessera::cli::OpsCommand(argc, argv);
     if (cmd == "profile") return tessera::cli::ProfileCommand(argc, argv);
     if (cmd == "bench") return tessera::cli::BenchCommand(argc, argv);
+    if (cmd == "validate") return tessera::cli::ValidateCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;
