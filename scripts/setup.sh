@@ -8,6 +8,7 @@ packages=(
   libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-dev python3-numpy python3-onnx pybind11-dev python3-pytest
+  python3-torch python3-torchvision
   libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
 )
 missing=()

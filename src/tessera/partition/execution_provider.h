@@ -25,6 +25,11 @@ class ExecutionProvider {
   // "host" for EPs that compute on host memory; copies are needed between
   // different memory spaces only.
   virtual std::string memory_space() const { return "host"; }
+  // Transfers between host memory and this provider's memory. Only called
+  // for providers whose memory_space() is not "host"; the runtime inserts
+  // them as explicit copy steps at every boundary between memory spaces.
+  virtual Tensor CopyFromHost(const Tensor& host) const { return host; }
+  virtual Tensor CopyToHost(const Tensor& device) const { return device; }
   virtual const KernelTable& kernels() const = 0;
   // Whether this EP takes the node at the model's opset for its domain.
   virtual Claim Capability(const Node& node, int64_t opset) const {

@@ -1,5 +1,7 @@
 #include "tessera/runtime/compiled_graph.h"
 
+#include <functional>
+#include <map>
 #include <unordered_set>
 
 #include "tessera/partition/assignment.h"
@@ -16,6 +18,24 @@ std::vector<std::shared_ptr<Graph>> SubgraphsOf(const Node& node) {
   }
   return subs;
 }
+
+// Moves a tensor between host memory and a provider's memory.
+class CopyKernel final : public OpKernel {
+ public:
+  CopyKernel(const ExecutionProvider& provider, bool to_host) : provider_(provider), to_host_(to_host) {}
+  void Compute(KernelContext& ctx) const override {
+    const Value& v = ctx.input_value(0);
+    if (!v.is_tensor())
+      ctx.Fail("only tensors can move between memory spaces; '", ctx.node().inputs[0], "' is a ", v.Describe());
+    ctx.set_output(0, to_host_ ? provider_.CopyToHost(v.tensor()) : provider_.CopyFromHost(v.tensor()));
+  }
+
+ private:
+  const ExecutionProvider& provider_;
+  bool to_host_;
+};
+
+constexpr const char* kHost = "host";
 
 }  // namespace
 
@@ -55,7 +75,7 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
                                const std::vector<Value>& frame) const {
   TraceEvent e;
   e.name = step.node->name;
-  e.category = "node";
+  e.category = step.is_copy ? "copy" : "node";
   e.start_us = start_us;
   e.duration_us = profiler->NowMicros() - start_us;
   e.thread_id = Profiler::CurrentThreadId();
@@ -70,6 +90,8 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
             {"graph", Profiler::Quote(graph_->name)},
             {"inputs", ins + "]"},
             {"outputs", outs + "]"}};
+  if (step.is_copy && !inputs.empty() && inputs[0] != nullptr && inputs[0]->is_tensor())
+    e.args.emplace_back("bytes", std::to_string(inputs[0]->tensor().nbytes()));
   profiler->Record(std::move(e));
 }
 
@@ -95,18 +117,81 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
 
   std::vector<NodeAssignment> assignment = AssignNodes(model, g, providers_);
   std::vector<int> last_use;
+  auto note_use = [&](int s, int step_index) {
+    if (s < 0) return;
+    last_use.resize(static_cast<size_t>(num_slots_), -1);
+    last_use[static_cast<size_t>(s)] = step_index;
+  };
+  // Where each value lives; graph inputs, initializers and outer values are on the host.
+  std::unordered_map<std::string, std::string> space_of;
+  std::map<std::pair<std::string, std::string>, std::string> copied;  // (value, space) -> copy's name
+  auto space = [&](const std::string& v) {
+    auto it = space_of.find(v);
+    return it == space_of.end() ? std::string(kHost) : it->second;
+  };
+  // Returns the name of `value` in memory space `to`, adding copy steps (via
+  // the host between two devices) the first time a value is needed there.
+  std::function<std::string(const std::string&, const std::string&, size_t)> place =
+      [&](const std::string& value, const std::string& to, size_t to_provider) -> std::string {
+    std::string from = space(value);
+    if (from == to) return value;
+    auto done = copied.find({value, to});
+    if (done != copied.end()) return done->second;
+    if (from != kHost && to != kHost) {
+      std::string on_host = place(value, kHost, to_provider);
+      std::string r = place(on_host, to, to_provider);
+      copied[{value, to}] = r;
+      return r;
+    }
+    bool to_host = to == kHost;
+    size_t device = to_host ? 0 : to_provider;
+    if (to_host) {
+      for (size_t p = 0; p < providers_.size(); ++p)
+        if (providers_[p]->memory_space() == from) device = p;
+    }
+    std::string name = value + "@" + to;
+    Node& copy = copy_nodes_.emplace_back();
+    copy.name = "copy " + value + " " + from + "->" + to;
+    copy.op_type = to_host ? "CopyToHost" : "CopyFromHost";
+    copy.domain = kTesseraDomain;
+    copy.inputs = {value};
+    copy.outputs = {name};
+    Step step;
+    step.node = &copy;
+    step.provider = device;
+    step.is_copy = true;
+    step.kernel = std::make_unique<CopyKernel>(*providers_[device], to_host);
+    step.inputs = {slot(value)};
+    step.outputs = {slot(name)};
+    note_use(step.inputs[0], static_cast<int>(steps_.size()));
+    steps_.push_back(std::move(step));
+    space_of[name] = to;
+    copied[{value, to}] = name;
+    copies_.push_back({value, from, to});
+    return name;
+  };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& node = g.nodes[i];
     Step step;
     step.node = &node;
     step.provider = assignment[i].provider_index;
-    for (const auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : slot(in));
-    for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : slot(out));
+    const std::string node_space = providers_[step.provider]->memory_space();
+    for (const auto& in : node.inputs)
+      step.inputs.push_back(in.empty() ? -1 : slot(place(in, node_space, step.provider)));
+    for (const auto& out : node.outputs) {
+      step.outputs.push_back(out.empty() ? -1 : slot(out));
+      if (!out.empty() && node_space != kHost) space_of[out] = node_space;
+    }
     // Values the node's subgraphs read from this graph must live until it runs.
     std::vector<int> implicit;
     for (const auto& sub : SubgraphsOf(node)) {
       std::vector<std::string> free = sub->FreeVariables();
-      for (const auto& name : free) implicit.push_back(slot(name));
+      for (const auto& name : free) {
+        if (space(name) != kHost)
+          TS_THROW(kNotImplemented, "node ", node.Label(), ": its subgraph reads '", name, "', which lives in ",
+                   space(name), " memory; subgraphs read host values only");
+        implicit.push_back(slot(name));
+      }
       subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger);
     }
     int64_t opset = model.OpsetFor(node.domain);
@@ -121,17 +206,15 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     TS_LOG(logger, kVerbose,
            "node " << node.name << " [" << node.domain << ":" << node.op_type << "-" << opset << "] -> "
                    << providers_[step.provider]->name());
-    last_use.resize(static_cast<size_t>(num_slots_), -1);
-    for (int s : step.inputs)
-      if (s >= 0) last_use[static_cast<size_t>(s)] = static_cast<int>(i);
-    for (int s : implicit) last_use[static_cast<size_t>(s)] = static_cast<int>(i);
+    int index = static_cast<int>(steps_.size());
+    for (int s : step.inputs) note_use(s, index);
+    for (int s : implicit) note_use(s, index);
     steps_.push_back(std::move(step));
   }
   for (const auto& out : g.outputs) {
-    auto it = slots_.find(out.name);
-    if (it == slots_.end())
+    if (!slots_.count(out.name))
       TS_THROW(kInvalidModel, "graph '", g.name, "': output '", out.name, "' is not produced by any node");
-    output_slots_.push_back(it->second);
+    output_slots_.push_back(slot(place(out.name, kHost, 0)));
   }
   last_use.resize(static_cast<size_t>(num_slots_), -1);
   std::unordered_set<int> keep(output_slots_.begin(), output_slots_.end());
@@ -207,7 +290,8 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
 
 std::vector<std::pair<const Node*, std::string>> CompiledGraph::Placement() const {
   std::vector<std::pair<const Node*, std::string>> p;
-  for (const auto& s : steps_) p.emplace_back(s.node, providers_[s.provider]->name());
+  for (const auto& s : steps_)
+    if (!s.is_copy) p.emplace_back(s.node, providers_[s.provider]->name());
   return p;
 }
 

@@ -3,6 +3,7 @@
 // intermediates are freed as soon as nothing else reads them.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -35,6 +36,14 @@ class CompiledGraph {
   // Provider name per node, in execution order.
   std::vector<std::pair<const Node*, std::string>> Placement() const;
 
+  // A transfer the runtime inserted between memory spaces.
+  struct Copy {
+    std::string value;  // the graph value copied
+    std::string from;   // memory space
+    std::string to;
+  };
+  const std::vector<Copy>& copies() const { return copies_; }
+
  private:
   struct Step {
     const Node* node = nullptr;
@@ -43,6 +52,7 @@ class CompiledGraph {
     std::vector<int> inputs;    // -1 = omitted
     std::vector<int> outputs;   // -1 = omitted
     std::vector<int> release;   // slots whose last reader is this step
+    bool is_copy = false;
   };
   class FrameSubgraphRunner;
 
@@ -61,6 +71,8 @@ class CompiledGraph {
   std::vector<int> output_slots_;
   std::vector<Step> steps_;
   std::unordered_map<const Graph*, std::unique_ptr<CompiledGraph>> subgraphs_;
+  std::deque<Node> copy_nodes_;  // synthetic nodes of the copy steps (stable addresses)
+  std::vector<Copy> copies_;
 };
 
 }  // namespace tessera

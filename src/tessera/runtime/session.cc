@@ -70,7 +70,8 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
     }
     std::string summary;
     for (const auto& [ep, n] : per_provider) summary += (summary.empty() ? "" : ", ") + ep + " " + std::to_string(n) + " nodes";
-    TS_LOG(logger_, kInfo, "placement: " << summary << "; " << partitions << " partition(s); 0 copy nodes");
+    TS_LOG(logger_, kInfo, "placement: " << summary << "; " << partitions << " partition(s); " << graph_->copies().size()
+                                         << " copy node(s)");
   }
 }
 

@@ -48,6 +48,8 @@ class Session {
   const Model& model() const { return model_; }
   const ProviderList& providers() const { return providers_; }
   std::vector<NodePlacement> Placement() const;
+  // Copy steps inserted where values cross memory spaces (main graph).
+  const std::vector<CompiledGraph::Copy>& Copies() const { return graph_->copies(); }
 
   // Runs the model. output_names empty = all outputs, in graph order.
   // Throws Error with a message naming the feed or node at fault.
