@@ -1,6 +1,8 @@
 #include "tessera/base/thread_pool.h"
 
 #include <atomic>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -49,6 +51,33 @@ TEST(ThreadPool, ExceptionsReachTheCaller) {
   std::atomic<int64_t> sum{0};
   pool.ParallelFor(100, 1, [&](int64_t b, int64_t e) { sum += e - b; });
   EXPECT_EQ(sum.load(), 100);
+}
+
+}  // namespace tessera
+
+namespace tessera {
+
+// Several threads submitting to one pool at once: one gets the workers, the
+// others run inline; every range is still covered exactly once. Run under
+// TSan by scripts/sanitize.sh thread.
+TEST(ThreadPool, ConcurrentCallersEachCoverTheirRange) {
+  ThreadPool pool(4);
+  constexpr int kCallers = 6;
+  std::vector<std::vector<std::atomic<int>>> hits;
+  for (int c = 0; c < kCallers; ++c) hits.emplace_back(500);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      for (int rep = 0; rep < 20; ++rep) {
+        pool.ParallelFor(500, 3, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(c)][static_cast<size_t>(i)]++;
+        });
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c)
+    for (auto& h : hits[static_cast<size_t>(c)]) EXPECT_EQ(h.load(), 20);
 }
 
 }  // namespace tessera

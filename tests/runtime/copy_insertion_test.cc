@@ -106,3 +106,50 @@ TEST(CopyInsertion, HostOnlyProvidersNeedNoCopies) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(CpuFallback, DisableCpuFallbackListsEveryUnclaimedNodeWithReasons) {
+  auto fake = std::make_shared<FakeDeviceProvider>();
+  SessionOptions opts;
+  opts.disable_cpu_fallback = true;
+  Status st = CatchStatus([&] { Session s(Scattered(), opts, {fake, MakeCpuExecutionProvider()}); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("2 node(s) would fall back to cpu"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("node 'sig' (Sigmoid): [fake: fake has no kernel for ai.onnx:Sigmoid]"),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("node 'neg' (Neg)"), std::string::npos) << st.message();
+}
+
+TEST(CpuFallback, AllowedByDefaultAndWhenEveryNodeIsClaimed) {
+  auto fake = std::make_shared<FakeDeviceProvider>();
+  Session allowed(Scattered(), SessionOptions{}, {fake, MakeCpuExecutionProvider()});
+  EXPECT_EQ(allowed.Placement()[1].declined.size(), 1u);  // sig: the fake provider said why
+  SessionOptions strict;
+  strict.disable_cpu_fallback = true;
+  Model claimed = MakeModel({MakeNode("relu", "Relu", {"x"}, {"y"})}, {TensorInfo("x", DataType::kFloat, {2})},
+                            {TensorInfo("y", DataType::kFloat, {2})});
+  Session s(claimed, strict, {fake, MakeCpuExecutionProvider()});
+  EXPECT_EQ(s.Placement()[0].provider, "fake");
+}
+
+TEST(CpuFallback, PolicyFailsOnTooLargeAShareOrTooManyPartitions) {
+  auto fake = std::make_shared<FakeDeviceProvider>();
+  SessionOptions share;
+  share.max_cpu_fallback_share = 0.25;  // 2 of 4 nodes fall back
+  share.fallback_policy_fail = true;
+  Status st = CatchStatus([&] { Session s(Scattered(), share, {fake, MakeCpuExecutionProvider()}); });
+  EXPECT_NE(st.message().find("2 of 4 nodes fall back to cpu"), std::string::npos) << st.message();
+  SessionOptions parts;
+  parts.max_partitions = 2;  // fake | cpu | fake
+  parts.fallback_policy_fail = true;
+  st = CatchStatus([&] { Session s(Scattered(), parts, {fake, MakeCpuExecutionProvider()}); });
+  EXPECT_NE(st.message().find("partitions (limit 2)"), std::string::npos) << st.message();
+  parts.fallback_policy_fail = false;  // warn only
+  EXPECT_TRUE(CatchStatus([&] { Session s(Scattered(), parts, {fake, MakeCpuExecutionProvider()}); }).ok());
+}
+
+}  // namespace
+}  // namespace tessera

@@ -175,6 +175,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     Step step;
     step.node = &node;
     step.provider = assignment[i].provider_index;
+    step.declined = assignment[i].declined;
     const std::string node_space = providers_[step.provider]->memory_space();
     for (const auto& in : node.inputs)
       step.inputs.push_back(in.empty() ? -1 : slot(place(in, node_space, step.provider)));
@@ -203,9 +204,14 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
       if (msg.find(node.Label()) == std::string::npos) msg = "node " + node.Label() + ": " + msg;
       throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
     }
-    TS_LOG(logger, kVerbose,
-           "node " << node.name << " [" << node.domain << ":" << node.op_type << "-" << opset << "] -> "
-                   << providers_[step.provider]->name());
+    if (logger.Enabled(Severity::kVerbose)) {
+      std::string why;
+      for (const auto& d : step.declined) why += (why.empty() ? " (declined by " : "; ") + d;
+      if (!why.empty()) why += ")";
+      TS_LOG(logger, kVerbose,
+             "node " << node.name << " [" << node.domain << ":" << node.op_type << "-" << opset << "] -> "
+                     << providers_[step.provider]->name() << why);
+    }
     int index = static_cast<int>(steps_.size());
     for (int s : step.inputs) note_use(s, index);
     for (int s : implicit) note_use(s, index);
@@ -288,10 +294,10 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
   return result;
 }
 
-std::vector<std::pair<const Node*, std::string>> CompiledGraph::Placement() const {
-  std::vector<std::pair<const Node*, std::string>> p;
+std::vector<CompiledGraph::NodeSite> CompiledGraph::Placement() const {
+  std::vector<NodeSite> p;
   for (const auto& s : steps_)
-    if (!s.is_copy) p.emplace_back(s.node, providers_[s.provider]->name());
+    if (!s.is_copy) p.push_back({s.node, providers_[s.provider]->name(), s.declined});
   return p;
 }
 

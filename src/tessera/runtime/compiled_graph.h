@@ -33,8 +33,13 @@ class CompiledGraph {
 
   const Graph& graph() const { return *graph_; }
   const std::vector<std::string>& outer_names() const { return outer_names_; }
-  // Provider name per node, in execution order.
-  std::vector<std::pair<const Node*, std::string>> Placement() const;
+  struct NodeSite {
+    const Node* node;
+    std::string provider;
+    std::vector<std::string> declined;  // "<ep>: <reason>" per higher-priority EP
+  };
+  // Where each node runs, in execution order (copy steps excluded).
+  std::vector<NodeSite> Placement() const;
 
   // A transfer the runtime inserted between memory spaces.
   struct Copy {
@@ -53,6 +58,7 @@ class CompiledGraph {
     std::vector<int> outputs;   // -1 = omitted
     std::vector<int> release;   // slots whose last reader is this step
     bool is_copy = false;
+    std::vector<std::string> declined;
   };
   class FrameSubgraphRunner;
 

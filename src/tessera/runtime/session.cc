@@ -57,6 +57,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
           TS_LOG(logger_, kVerbose, "value " << o << ": " << (it == value_types_.end() ? "dynamic" : it->second.ToString()));
       }
   }
+  CheckFallback();
   TS_LOG(logger_, kInfo, "session created for '" << model_.DisplayName() << "': " << model_.graph->nodes.size()
                                                  << " nodes, " << threads << " threads");
   if (logger_.Enabled(Severity::kInfo)) {
@@ -99,6 +100,44 @@ std::unique_ptr<Session> Session::FromBytes(const void* data, size_t size, const
                                    std::move(providers));
 }
 
+void Session::CheckFallback() const {
+  bool cpu_is_fallback = providers_.size() > 1 && providers_.front()->name() != "cpu";
+  if (!cpu_is_fallback) return;
+  std::vector<NodePlacement> placement = Placement();
+  std::vector<const NodePlacement*> fallen;
+  int partitions = 0;
+  std::string last;
+  for (const auto& p : placement) {
+    if (p.provider == "cpu") fallen.push_back(&p);
+    if (p.provider != last) ++partitions;
+    last = p.provider;
+  }
+  auto describe = [&](size_t limit) {
+    std::string s;
+    for (size_t i = 0; i < fallen.size() && i < limit; ++i) {
+      s += "\n  node '" + fallen[i]->node + "' (" + fallen[i]->op_type + "):";
+      for (const auto& why : fallen[i]->declined) s += " [" + why + "]";
+    }
+    if (fallen.size() > limit) s += "\n  ... and " + std::to_string(fallen.size() - limit) + " more";
+    return s;
+  };
+  if (options_.disable_cpu_fallback && !fallen.empty())
+    TS_THROW(kNotImplemented, "model '", model_.DisplayName(), "': disable_cpu_fallback is set and ", fallen.size(),
+             " node(s) would fall back to cpu:", describe(fallen.size()));
+  double share = placement.empty() ? 0.0 : static_cast<double>(fallen.size()) / static_cast<double>(placement.size());
+  std::string problem;
+  if (share > options_.max_cpu_fallback_share)
+    problem = std::to_string(fallen.size()) + " of " + std::to_string(placement.size()) +
+              " nodes fall back to cpu (more than the allowed share " + std::to_string(options_.max_cpu_fallback_share) +
+              ")" + describe(20);
+  else if (options_.max_partitions > 0 && partitions > options_.max_partitions)
+    problem = "the graph splits into " + std::to_string(partitions) + " partitions (limit " +
+              std::to_string(options_.max_partitions) + ")";
+  if (problem.empty()) return;
+  if (options_.fallback_policy_fail) TS_THROW(kNotImplemented, "model '", model_.DisplayName(), "': ", problem);
+  TS_LOG(logger_, kWarning, "model '" << model_.DisplayName() << "': " << problem);
+}
+
 const TypeInfo* Session::ValueType(const std::string& value_name) const {
   auto it = value_types_.find(value_name);
   return it == value_types_.end() ? nullptr : &it->second;
@@ -106,7 +145,8 @@ const TypeInfo* Session::ValueType(const std::string& value_name) const {
 
 std::vector<NodePlacement> Session::Placement() const {
   std::vector<NodePlacement> out;
-  for (const auto& [node, ep] : graph_->Placement()) out.push_back({node->name, node->op_type, node->domain, ep});
+  for (const auto& site : graph_->Placement())
+    out.push_back({site.node->name, site.node->op_type, site.node->domain, site.provider, site.declined});
   return out;
 }
 

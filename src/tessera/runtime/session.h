@@ -25,6 +25,7 @@ struct NodePlacement {
   std::string op_type;
   std::string domain;
   std::string provider;
+  std::vector<std::string> declined;  // why each higher-priority provider did not take it
 };
 
 class Session {
@@ -61,6 +62,7 @@ class Session {
 
  private:
   void ValidateFeed(const ValueInfo& declared, const Value& value) const;
+  void CheckFallback() const;
 
   Model model_;
   SessionOptions options_;
