@@ -37,6 +37,7 @@ int ConformanceCommand(int argc, char** argv);
 int OpsCommand(int argc, char** argv);
 int ProfileCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
+int PartitionCommand(int argc, char** argv);
 int ValidateCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

@@ -24,6 +24,8 @@ void PrintUsage() {
       "        list the kernel tables: domain, op, opset range, element types\n"
       "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--json]\n"
       "        session creation, first-run and steady-state latency, peak RSS\n"
+      "  partition MODEL [--providers LIST] [--json] | partition MODEL --compare LIST_A LIST_B\n"
+      "        where each node would run, partitions and copies, without running the model\n"
       "  profile TRACE.json\n"
       "        summarize a profile: time by op type and provider, copies, slowest nodes\n");
 }
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
     if (cmd == "ops") return tessera::cli::OpsCommand(argc, argv);
     if (cmd == "profile") return tessera::cli::ProfileCommand(argc, argv);
     if (cmd == "bench") return tessera::cli::BenchCommand(argc, argv);
+    if (cmd == "partition") return tessera::cli::PartitionCommand(argc, argv);
     if (cmd == "validate") return tessera::cli::ValidateCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
