@@ -33,7 +33,7 @@ std::string DefaultModelPath() {
 }  // namespace
 
 int RunCommand(int argc, char** argv) {
-  Args args = ParseArgs(argc, argv, 2, {"verbose"});
+  Args args = ParseArgs(argc, argv, 2, {"verbose", "summary"});
   std::string path = args.positional.empty() ? DefaultModelPath() : args.positional[0];
   SessionOptions options;
   options.intra_op_num_threads = args.get_int("threads", 0);
@@ -48,6 +48,7 @@ int RunCommand(int argc, char** argv) {
   auto session = Session::FromFile(path, options, MakeProviders(providers));
   auto t1 = std::chrono::steady_clock::now();
 
+  if (args.has("summary")) std::printf("%s\n", session->model().graph->Summary().c_str());
   Feeds feeds;
   std::map<std::string, std::string> files;
   for (const auto& spec : args.all("input")) {

@@ -12,7 +12,7 @@ void PrintUsage() {
       "usage: tessera <command> [options]\n\n"
       "commands:\n"
       "  run [MODEL] [--input NAME=FILE.pb|FILE.npy ...] [--providers LIST] [--threads N] [--runs R]\n"
-      "        [--profile PREFIX] [--verbose]\n"
+      "        [--profile PREFIX] [--verbose] [--summary]\n"
       "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
       "        [--timeout SEC] [--expected FILE] [--skip FILE] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K] [--verbose]\n"
