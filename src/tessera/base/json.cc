@@ -1,5 +1,6 @@
 #include "tessera/base/json.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "tessera/base/status.h"
@@ -151,5 +152,27 @@ double Json::NumberOr(const std::string& key, double fallback) const {
 }
 
 Json ParseJson(const std::string& text) { return Parser(text).Document(); }
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
 
 }  // namespace tessera

@@ -26,4 +26,7 @@ struct Json {
 // Throws Error(kInvalidArgument) with the offset of the first problem.
 Json ParseJson(const std::string& text);
 
+// Escapes s for use inside a JSON string literal (without the quotes).
+std::string JsonEscape(const std::string& s);
+
 }  // namespace tessera

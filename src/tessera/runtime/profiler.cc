@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "tessera/base/json.h"
 #include "tessera/base/status.h"
 
 namespace tessera {
@@ -30,22 +31,7 @@ std::vector<TraceEvent> Profiler::Events() const {
   return events_;
 }
 
-std::string Profiler::Quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+std::string Profiler::Quote(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
 
 std::string Profiler::WriteTrace(const std::string& prefix) const {
   std::time_t t = std::time(nullptr);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tessera/base/half.h"
+#include "tessera/base/json.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/format/npy.h"
 #include "tessera/ir/tensor_compare.h"
@@ -68,28 +69,6 @@ std::vector<std::string> SplitList(const std::string& s, char sep) {
     }
   }
   if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/base/json.h"
 #include "tessera/ir/value.h"
 #include "tessera/runtime/session.h"
 
@@ -24,7 +25,6 @@ struct Args {
 Args ParseArgs(int argc, char** argv, int first, const std::vector<std::string>& flags);
 
 std::vector<std::string> SplitList(const std::string& s, char sep = ',');
-std::string JsonEscape(const std::string& s);
 // A deterministic pseudo-random value for a declared input (symbolic dims = 1).
 Value MakeDefaultInput(const ValueInfo& info, uint64_t seed);
 // Loads a tensor from .pb (TensorProto) or .npy.
