@@ -450,11 +450,11 @@ std::vector<TypeInfo> Slice(const InferenceInput& in) {
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, n);
       e = std::clamp<int64_t>(e, 0, n);
-      len = e > s ? (e - s + step - 1) / step : 0;
+      len = e > s ? 1 + (e - s - 1) / step : 0;  // no overflow for huge steps
     } else {
       s = std::clamp<int64_t>(s, -1, n - 1);
       e = std::clamp<int64_t>(e, -1, n - 1);
-      len = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+      len = s > e ? 1 - (s - e - 1) / step : 0;  // -step overflows for INT64_MIN
     }
     out[static_cast<size_t>(a)] = Dim::Known(len);
   }

@@ -2,6 +2,7 @@
 // JPEG, WebP, TIFF and JPEG 2000 are covered by the conformance data.
 #include <png.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -38,7 +39,7 @@ std::vector<uint8_t> Bmp(int32_t w, int32_t h, uint16_t bpp, const std::vector<u
   Put16(b, 26, 1);
   Put16(b, 28, bpp);
   Put32(b, 46, static_cast<uint32_t>(palette.size() / 4));
-  std::memcpy(b.data() + 54, palette.data(), palette.size());
+  std::copy(palette.begin(), palette.end(), b.begin() + 54);  // memcpy(nullptr, 0) is UB
   b.insert(b.end(), rows.begin(), rows.end());
   return b;
 }

@@ -264,6 +264,19 @@ TEST(SliceTest, HugeNegativeStep) {
       .Run();
 }
 
+// Shape inference used to compute (e - s + step - 1) / step, which overflows
+// for a huge positive step (UBSan found the INT64_MIN case above).
+TEST(SliceTest, HugePositiveStep) {
+  OpTest("Slice", 13)
+      .Input("x", T_<int64_t>({1, 2, 3}, {3}))
+      .ConstantInput("starts", T_<int64_t>({1}, {1}))
+      .ConstantInput("ends", T_<int64_t>({std::numeric_limits<int64_t>::max()}, {1}))
+      .ConstantInput("axes", T_<int64_t>({0}, {1}))
+      .ConstantInput("steps", T_<int64_t>({std::numeric_limits<int64_t>::max()}, {1}))
+      .Output("y", T_<int64_t>({2}, {1}))
+      .Run();
+}
+
 TEST(TileTest, StringsAndThreaded) {
   OpTest("Tile", 13)
       .Input("x", T_<std::string>({"a", "b"}, {2, 1}))
