@@ -20,21 +20,6 @@ void CheckCopyable(const Tensor& t, const KernelContext& ctx, const char* what) 
     ctx.Fail(what, " of element type ", DataTypeName(t.dtype()), " (packed sub-byte) is not supported");
 }
 
-// Copies n elements from src[src_off..] to dst[dst_off..] (same dtype).
-void CopyElements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t n) {
-  if (n <= 0) return;
-  if (src.dtype() == DataType::kString) {
-    const std::string* s = src.data<std::string>() + src_off;
-    std::string* d = dst.data<std::string>() + dst_off;
-    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
-    return;
-  }
-  const size_t es = ElementSize(src);
-  std::memcpy(static_cast<char*>(dst.raw_data()) + static_cast<size_t>(dst_off) * es,
-              static_cast<const char*>(src.raw_data()) + static_cast<size_t>(src_off) * es,
-              static_cast<size_t>(n) * es);
-}
-
 // Fills n elements with zero (numeric) or empty strings.
 void ZeroElements(Tensor& dst, int64_t off, int64_t n) {
   if (n <= 0) return;

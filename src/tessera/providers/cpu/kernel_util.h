@@ -192,6 +192,10 @@ void BroadcastIndexer::ForEachRun(Fn&& fn) const {
   }
 }
 
+// Copies n elements from src[src_off..] to dst[dst_off..] (same element type,
+// whole bytes or strings; callers refuse packed sub-byte types).
+void CopyElements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t n);
+
 // Reads an int64/int32 tensor as a vector of int64 (shape-like inputs).
 std::vector<int64_t> ReadInts(const Tensor& t);
 
