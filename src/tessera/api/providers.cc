@@ -3,10 +3,43 @@
 #include <algorithm>
 
 #include "tessera/providers/cpu/cpu_execution_provider.h"
+#ifdef TESSERA_HAVE_OPENCL
+#include "tessera/providers/opencl/opencl_execution_provider.h"
+#endif
 
 namespace tessera {
 
-std::vector<std::string> AvailableProviders() { return {"cpu"}; }
+namespace {
+
+// The provider named `name` (canonical), or null with *why when this build
+// lacks it or its device is missing.
+std::shared_ptr<const ExecutionProvider> TryMake(const std::string& name, std::string* why) {
+  if (name == "cpu") return MakeCpuExecutionProvider();
+#ifdef TESSERA_HAVE_OPENCL
+  if (name == "opencl") {
+    auto ep = OpenClExecutionProvider::Create(why);
+    if (!ep) *why = "unavailable: " + *why;
+    return ep;
+  }
+#endif
+  if (name == "opencl" || name == "dnnl" || name == "cuda") {
+    *why = "not built into this binary";
+    return nullptr;
+  }
+  *why = "unknown";
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> AvailableProviders() {
+  std::vector<std::string> names;
+  std::string why;
+  for (const char* n : {"opencl"})
+    if (TryMake(n, &why)) names.push_back(n);
+  names.push_back("cpu");
+  return names;
+}
 
 std::string CanonicalProviderName(const std::string& name) {
   std::string lower;
@@ -25,14 +58,14 @@ ProviderList MakeProviders(const std::vector<std::string>& names) {
   for (const auto& raw : names) {
     std::string n = CanonicalProviderName(raw);
     if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
-    if (n == "cpu") {
-      list.push_back(MakeCpuExecutionProvider());
-    } else {
+    std::string why;
+    auto ep = TryMake(n, &why);
+    if (!ep) {
       std::string all;
       for (const auto& a : available) all += (all.empty() ? "" : ", ") + a;
-      TS_THROW(kInvalidArgument, "execution provider '", raw, "' is not available in this build (available: ", all,
-               ")");
+      TS_THROW(kInvalidArgument, "execution provider '", raw, "' is ", why, " (available: ", all, ")");
     }
+    list.push_back(std::move(ep));
     seen.push_back(n);
   }
   if (std::find(seen.begin(), seen.end(), "cpu") == seen.end()) list.push_back(MakeCpuExecutionProvider());

@@ -42,6 +42,16 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Borrow(void* data, size_t bytes, std
   return buf;
 }
 
+std::shared_ptr<TensorBuffer> TensorBuffer::OnDevice(std::string memory_space, void* handle, size_t bytes,
+                                                    std::shared_ptr<const void> keepalive) {
+  std::shared_ptr<TensorBuffer> buf(new TensorBuffer());
+  buf->bytes_ = bytes;
+  buf->memory_space_ = std::move(memory_space);
+  buf->device_handle_ = handle;
+  buf->keepalive_ = keepalive ? std::move(keepalive) : std::make_shared<int>(0);
+  return buf;
+}
+
 TensorBuffer::~TensorBuffer() {
   if (keepalive_) return;
   if (num_strings_ > 0) {
@@ -76,6 +86,7 @@ Tensor Tensor::Reshaped(Shape new_shape) const {
 
 Tensor Tensor::Clone() const {
   if (!defined()) return Tensor();
+  if (!on_host()) TS_THROW(kInternal, "cannot clone ", Describe(), ": it lives in ", buffer_->memory_space(), " memory");
   Tensor t(dtype_, shape_);
   if (dtype_ == DataType::kString) {
     const auto* src = data<std::string>();
@@ -88,6 +99,7 @@ Tensor Tensor::Clone() const {
 }
 
 double Tensor::GetAsDouble(int64_t i) const {
+  if (!on_host()) TS_THROW(kInternal, "cannot read ", Describe(), " on the host: it lives in ", buffer_->memory_space(), " memory");
   switch (dtype_) {
     case DataType::kFloat: return data<float>()[i];
     case DataType::kDouble: return data<double>()[i];
@@ -107,6 +119,7 @@ double Tensor::GetAsDouble(int64_t i) const {
 }
 
 int64_t Tensor::GetAsInt64(int64_t i) const {
+  if (!on_host()) TS_THROW(kInternal, "cannot read ", Describe(), " on the host: it lives in ", buffer_->memory_space(), " memory");
   switch (dtype_) {
     case DataType::kInt8: return data<int8_t>()[i];
     case DataType::kInt16: return data<int16_t>()[i];

@@ -22,6 +22,11 @@ class TensorBuffer {
   static std::shared_ptr<TensorBuffer> Allocate(DataType dtype, int64_t num_elements);
   // Memory owned elsewhere (an mmap'd file); keepalive pins it.
   static std::shared_ptr<TensorBuffer> Borrow(void* data, size_t bytes, std::shared_ptr<const void> keepalive);
+  // Memory on an execution provider's device: data() is null and handle is
+  // the provider's buffer object (an OpenCL cl_mem, say); keepalive releases
+  // it when the last tensor viewing it goes.
+  static std::shared_ptr<TensorBuffer> OnDevice(std::string memory_space, void* handle, size_t bytes,
+                                                std::shared_ptr<const void> keepalive);
   ~TensorBuffer();
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
@@ -29,6 +34,10 @@ class TensorBuffer {
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
   bool borrowed() const { return keepalive_ != nullptr; }
+  // "host" for ordinary memory, else the owning provider's memory space.
+  const std::string& memory_space() const { return memory_space_; }
+  bool on_host() const { return device_handle_ == nullptr; }
+  void* device_handle() const { return device_handle_; }
 
  private:
   TensorBuffer() = default;
@@ -36,6 +45,8 @@ class TensorBuffer {
   size_t bytes_ = 0;
   int64_t num_strings_ = 0;  // >0 when data_ holds constructed std::string objects
   std::shared_ptr<const void> keepalive_;
+  std::string memory_space_ = "host";
+  void* device_handle_ = nullptr;
 };
 
 class Tensor {
@@ -65,6 +76,9 @@ class Tensor {
   template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
 
   const std::shared_ptr<TensorBuffer>& buffer() const { return buffer_; }
+  // False for tensors in a device's memory: their raw_data() is null and only
+  // their provider's kernels and copies may touch them.
+  bool on_host() const { return !buffer_ || buffer_->on_host(); }
   size_t byte_offset() const { return offset_; }
 
   // Same data, new shape with the same element count (no copy).

@@ -6,7 +6,8 @@
 
 namespace tessera {
 
-std::vector<NodeAssignment> AssignNodes(const Model& model, const Graph& graph, const ProviderList& providers) {
+std::vector<NodeAssignment> AssignNodes(const Model& model, const Graph& graph, const ProviderList& providers,
+                                        const GraphTypes* types) {
   std::vector<NodeAssignment> result;
   result.reserve(graph.nodes.size());
   for (const Node& node : graph.nodes) {
@@ -18,7 +19,7 @@ std::vector<NodeAssignment> AssignNodes(const Model& model, const Graph& graph, 
     bool found = false;
     bool opset_problem = false;
     for (size_t p = 0; p < providers.size(); ++p) {
-      Claim c = providers[p]->Capability(node, opset);
+      Claim c = providers[p]->Capability(NodeQuery{node, opset, types});
       if (c.claimed()) {
         a.provider_index = p;
         a.row = c.row;

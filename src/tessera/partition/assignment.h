@@ -18,6 +18,9 @@ struct NodeAssignment {
 
 // Throws kNotImplemented / kOpsetMismatch naming the node, its op and opset,
 // and why each provider declined it, when no provider claims a node.
-std::vector<NodeAssignment> AssignNodes(const Model& model, const Graph& graph, const ProviderList& providers);
+// types: static types and constants of the graph's values, for capability
+// queries that look at dtypes and shapes (may be null).
+std::vector<NodeAssignment> AssignNodes(const Model& model, const Graph& graph, const ProviderList& providers,
+                                        const GraphTypes* types = nullptr);
 
 }  // namespace tessera

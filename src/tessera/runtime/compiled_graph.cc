@@ -51,7 +51,11 @@ class CompiledGraph::FrameSubgraphRunner : public SubgraphRunner {
     const CompiledGraph& sub = *it->second;
     std::vector<const Value*> outer;
     outer.reserve(sub.outer_names_.size());
-    for (const auto& name : sub.outer_names_) outer.push_back(&frame_[static_cast<size_t>(owner_.SlotOf(name))]);
+    for (const auto& name : sub.outer_names_) {
+      auto alias = owner_.host_alias_.find(name);
+      const std::string& held = alias == owner_.host_alias_.end() ? name : alias->second;
+      outer.push_back(&frame_[static_cast<size_t>(owner_.SlotOf(held))]);
+    }
     return sub.Execute(inputs, outer, pool_, profiler_);
   }
 
@@ -90,6 +94,12 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
             {"graph", Profiler::Quote(graph_->name)},
             {"inputs", ins + "]"},
             {"outputs", outs + "]"}};
+  if (!step.members.empty()) {
+    std::string names = "[";
+    for (size_t i = 0; i < step.members.size(); ++i)
+      names += (i ? ", " : "") + Profiler::Quote(step.members[i].node->name);
+    e.args.emplace_back("nodes", names + "]");
+  }
   if (step.is_copy && !inputs.empty() && inputs[0] != nullptr && inputs[0]->is_tensor())
     e.args.emplace_back("bytes", std::to_string(inputs[0]->tensor().nbytes()));
   profiler->Record(std::move(e));
@@ -115,13 +125,8 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
   for (const auto& [name, t] : g.initializers) initializer_slots_.emplace_back(slot(name), t);
   for (const auto& in : g.inputs) input_slots_.push_back(slot(in.name));
 
-  std::vector<NodeAssignment> assignment = AssignNodes(model, g, providers_);
-  std::vector<int> last_use;
-  auto note_use = [&](int s, int step_index) {
-    if (s < 0) return;
-    last_use.resize(static_cast<size_t>(num_slots_), -1);
-    last_use[static_cast<size_t>(s)] = step_index;
-  };
+  types_ = InferGraphTypes(g, [&](const std::string& d) { return model.OpsetFor(d); });
+  std::vector<NodeAssignment> assignment = AssignNodes(model, g, providers_, &types_);
   // Where each value lives; graph inputs, initializers and outer values are on the host.
   std::unordered_map<std::string, std::string> space_of;
   std::map<std::pair<std::string, std::string>, std::string> copied;  // (value, space) -> copy's name
@@ -150,7 +155,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
         if (providers_[p]->memory_space() == from) device = p;
     }
     std::string name = value + "@" + to;
-    Node& copy = copy_nodes_.emplace_back();
+    Node& copy = synthetic_nodes_.emplace_back();
     copy.name = "copy " + value + " " + from + "->" + to;
     copy.op_type = to_host ? "CopyToHost" : "CopyFromHost";
     copy.domain = kTesseraDomain;
@@ -163,7 +168,6 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     step.kernel = std::make_unique<CopyKernel>(*providers_[device], to_host);
     step.inputs = {slot(value)};
     step.outputs = {slot(name)};
-    note_use(step.inputs[0], static_cast<int>(steps_.size()));
     steps_.push_back(std::move(step));
     space_of[name] = to;
     copied[{value, to}] = name;
@@ -176,33 +180,40 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     step.node = &node;
     step.provider = assignment[i].provider_index;
     step.declined = assignment[i].declined;
-    const std::string node_space = providers_[step.provider]->memory_space();
-    for (const auto& in : node.inputs)
-      step.inputs.push_back(in.empty() ? -1 : slot(place(in, node_space, step.provider)));
-    for (const auto& out : node.outputs) {
+    const ExecutionProvider& ep = *providers_[step.provider];
+    const std::string node_space = ep.memory_space();
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const std::string& in = node.inputs[k];
+      std::string target = ep.InputOnHost(*assignment[i].row, k) ? std::string(kHost) : node_space;
+      step.inputs.push_back(in.empty() ? -1 : slot(place(in, target, step.provider)));
+    }
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const std::string& out = node.outputs[k];
       step.outputs.push_back(out.empty() ? -1 : slot(out));
-      if (!out.empty() && node_space != kHost) space_of[out] = node_space;
+      if (!out.empty() && node_space != kHost && !ep.OutputOnHost(*assignment[i].row, k)) space_of[out] = node_space;
     }
     // Values the node's subgraphs read from this graph must live until it runs.
-    std::vector<int> implicit;
     for (const auto& sub : SubgraphsOf(node)) {
       std::vector<std::string> free = sub->FreeVariables();
       for (const auto& name : free) {
-        if (space(name) != kHost)
-          TS_THROW(kNotImplemented, "node ", node.Label(), ": its subgraph reads '", name, "', which lives in ",
-                   space(name), " memory; subgraphs read host values only");
-        implicit.push_back(slot(name));
+        // Subgraph bodies read outer values in host memory (they make their
+        // own copies for their device nodes).
+        std::string on_host = place(name, kHost, step.provider);
+        if (on_host != name) host_alias_[name] = on_host;
+        step.implicit.push_back(slot(on_host));
       }
       subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger);
     }
     int64_t opset = model.OpsetFor(node.domain);
-    KernelInfo info(node, opset, &g);
-    try {
-      step.kernel = assignment[i].row->create(info);
-    } catch (const Error& e) {
-      std::string msg = e.what();
-      if (msg.find(node.Label()) == std::string::npos) msg = "node " + node.Label() + ": " + msg;
-      throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
+    if (!ep.CompilesPartitions()) {
+      KernelInfo info(node, opset, &g);
+      try {
+        step.kernel = assignment[i].row->create(info);
+      } catch (const Error& e) {
+        std::string msg = e.what();
+        if (msg.find(node.Label()) == std::string::npos) msg = "node " + node.Label() + ": " + msg;
+        throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
+      }
     }
     if (logger.Enabled(Severity::kVerbose)) {
       std::string why;
@@ -210,11 +221,8 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
       if (!why.empty()) why += ")";
       TS_LOG(logger, kVerbose,
              "node " << node.name << " [" << node.domain << ":" << node.op_type << "-" << opset << "] -> "
-                     << providers_[step.provider]->name() << why);
+                     << ep.name() << why);
     }
-    int index = static_cast<int>(steps_.size());
-    for (int s : step.inputs) note_use(s, index);
-    for (int s : implicit) note_use(s, index);
     steps_.push_back(std::move(step));
   }
   for (const auto& out : g.outputs) {
@@ -222,12 +230,91 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
       TS_THROW(kInvalidModel, "graph '", g.name, "': output '", out.name, "' is not produced by any node");
     output_slots_.push_back(slot(place(out.name, kHost, 0)));
   }
-  last_use.resize(static_cast<size_t>(num_slots_), -1);
+  MergeCompiledPartitions(model);
+  std::vector<int> last_use(static_cast<size_t>(num_slots_), -1);
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    for (int s : steps_[k].inputs)
+      if (s >= 0) last_use[static_cast<size_t>(s)] = static_cast<int>(k);
+    for (int s : steps_[k].implicit) last_use[static_cast<size_t>(s)] = static_cast<int>(k);
+  }
   std::unordered_set<int> keep(output_slots_.begin(), output_slots_.end());
   for (int s = 0; s < num_slots_; ++s) {
     int u = last_use[static_cast<size_t>(s)];
     if (u >= 0 && !keep.count(s)) steps_[static_cast<size_t>(u)].release.push_back(s);
   }
+}
+
+void CompiledGraph::MergeCompiledPartitions(const Model& model) {
+  bool any = false;
+  for (const auto& p : providers_) any = any || p->CompilesPartitions();
+  if (!any) return;
+  std::vector<std::string> slot_names(static_cast<size_t>(num_slots_));
+  for (const auto& [name, s] : slots_) slot_names[static_cast<size_t>(s)] = name;
+  std::unordered_set<int> graph_outputs(output_slots_.begin(), output_slots_.end());
+  std::vector<Step> merged;
+  int partition_count = 0;
+  for (size_t i = 0; i < steps_.size();) {
+    const size_t p = steps_[i].provider;
+    if (steps_[i].is_copy || !providers_[p]->CompilesPartitions()) {
+      merged.push_back(std::move(steps_[i++]));
+      continue;
+    }
+    // Gather the run: member nodes of provider p, and copies into p's memory
+    // (their sources come from before the run, so they move ahead of it).
+    std::vector<Step> members, hoisted;
+    std::unordered_set<int> produced;
+    size_t j = i;
+    for (; j < steps_.size(); ++j) {
+      Step& s = steps_[j];
+      if (!s.is_copy && s.provider == p) {
+        for (int o : s.outputs)
+          if (o >= 0) produced.insert(o);
+        members.push_back(std::move(s));
+        continue;
+      }
+      bool copy_in = s.is_copy && s.provider == p && s.node->op_type == "CopyFromHost" && !produced.count(s.inputs[0]);
+      if (!copy_in) break;
+      hoisted.push_back(std::move(s));
+    }
+    // Values read after the run (or returned) are the partition's outputs.
+    std::unordered_set<int> read_later(graph_outputs);
+    for (size_t k = j; k < steps_.size(); ++k) {
+      read_later.insert(steps_[k].inputs.begin(), steps_[k].inputs.end());
+      read_later.insert(steps_[k].implicit.begin(), steps_[k].implicit.end());
+    }
+    Step group;
+    group.provider = p;
+    PartitionDef def;
+    def.model = &model;
+    std::unordered_set<int> seen;
+    for (auto& m : members) {
+      for (int s : m.inputs)
+        if (s >= 0 && !produced.count(s) && seen.insert(s).second) group.inputs.push_back(s);
+      for (int s : m.implicit)
+        if (!produced.count(s) && seen.insert(s).second) group.inputs.push_back(s);
+      for (int s : m.outputs)
+        if (s >= 0 && read_later.count(s)) group.outputs.push_back(s);
+      def.nodes.push_back(m.node);
+      group.members.push_back({m.node, std::move(m.declined)});
+    }
+    for (int s : group.inputs) def.inputs.push_back(slot_names[static_cast<size_t>(s)]);
+    for (int s : group.outputs) def.outputs.push_back(slot_names[static_cast<size_t>(s)]);
+    Node& node = synthetic_nodes_.emplace_back();
+    node.name = providers_[p]->name() + " partition " + std::to_string(partition_count++) + " (" + graph_->name + ")";
+    node.op_type = "CompiledPartition";
+    node.domain = kTesseraDomain;
+    node.inputs = def.inputs;
+    node.outputs = def.outputs;
+    group.node = &node;
+    group.kernel = providers_[p]->CompilePartition(def);
+    if (!group.kernel)
+      TS_THROW(kInternal, "provider '", providers_[p]->name(), "' did not compile its partition of ", def.nodes.size(),
+               " node(s) starting at ", def.nodes.front()->Label());
+    for (auto& h : hoisted) merged.push_back(std::move(h));
+    merged.push_back(std::move(group));
+    i = j;
+  }
+  steps_ = std::move(merged);
 }
 
 std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer,
@@ -284,7 +371,10 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
                  step.node->outputs[o], "')");
       frame[static_cast<size_t>(s)] = std::move(outs[o]);
     }
-    if (profiler != nullptr) RecordNode(profiler, step, node_start, in_ptrs, step.outputs, frame);
+    if (profiler != nullptr) {
+      providers_[step.provider]->Synchronize();  // time the work, not its enqueueing
+      RecordNode(profiler, step, node_start, in_ptrs, step.outputs, frame);
+    }
     for (int s : step.release) frame[static_cast<size_t>(s)] = Value();
   }
   if (!steps_.empty()) close_partition(steps_.back().provider);
@@ -296,8 +386,11 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
 
 std::vector<CompiledGraph::NodeSite> CompiledGraph::Placement() const {
   std::vector<NodeSite> p;
-  for (const auto& s : steps_)
-    if (!s.is_copy) p.push_back({s.node, providers_[s.provider]->name(), s.declined});
+  for (const auto& s : steps_) {
+    if (s.is_copy) continue;
+    if (s.members.empty()) p.push_back({s.node, providers_[s.provider]->name(), s.declined});
+    for (const auto& m : s.members) p.push_back({m.node, providers_[s.provider]->name(), m.declined});
+  }
   return p;
 }
 

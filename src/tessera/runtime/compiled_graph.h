@@ -13,6 +13,7 @@
 #include "tessera/base/thread_pool.h"
 #include "tessera/ir/graph.h"
 #include "tessera/ops/kernel.h"
+#include "tessera/ops/shape_inference.h"
 #include "tessera/partition/execution_provider.h"
 #include "tessera/runtime/profiler.h"
 
@@ -48,21 +49,31 @@ class CompiledGraph {
     std::string to;
   };
   const std::vector<Copy>& copies() const { return copies_; }
+  // Static types and constants inferred at compile time.
+  const GraphTypes& types() const { return types_; }
 
  private:
+  struct Member {
+    const Node* node;
+    std::vector<std::string> declined;
+  };
   struct Step {
-    const Node* node = nullptr;
+    const Node* node = nullptr;  // for a compiled partition, its synthetic node
     std::unique_ptr<OpKernel> kernel;
     size_t provider = 0;
     std::vector<int> inputs;    // -1 = omitted
     std::vector<int> outputs;   // -1 = omitted
+    std::vector<int> implicit;  // slots the node's subgraphs read
     std::vector<int> release;   // slots whose last reader is this step
     bool is_copy = false;
     std::vector<std::string> declined;
+    std::vector<Member> members;  // the nodes of a compiled partition
   };
   class FrameSubgraphRunner;
 
   int SlotOf(const std::string& name) const;
+  // Replaces runs of steps on providers that compile partitions by one step each.
+  void MergeCompiledPartitions(const Model& model);
   void RecordNode(Profiler* profiler, const Step& step, int64_t start_us, const std::vector<const Value*>& inputs,
                   const std::vector<int>& output_slots, const std::vector<Value>& frame) const;
 
@@ -77,8 +88,10 @@ class CompiledGraph {
   std::vector<int> output_slots_;
   std::vector<Step> steps_;
   std::unordered_map<const Graph*, std::unique_ptr<CompiledGraph>> subgraphs_;
-  std::deque<Node> copy_nodes_;  // synthetic nodes of the copy steps (stable addresses)
+  std::deque<Node> synthetic_nodes_;  // nodes of copy and partition steps (stable addresses)
   std::vector<Copy> copies_;
+  GraphTypes types_;
+  std::unordered_map<std::string, std::string> host_alias_;  // device value -> its host copy, for subgraph reads
 };
 
 }  // namespace tessera

@@ -1,0 +1,92 @@
+#include "tessera/providers/opencl/opencl_execution_provider.h"
+
+#include <algorithm>
+
+#include "tessera/base/status.h"
+
+namespace tessera {
+
+namespace {
+
+std::vector<opencl::OpenClRow> AllRows() {
+  std::vector<opencl::OpenClRow> rows;
+  for (auto family : {opencl::ElementwiseRows, opencl::ShapeRows, opencl::MatMulRows, opencl::ConvPoolRows,
+                      opencl::ReduceRows, opencl::LayoutRows}) {
+    auto part = family();
+    for (auto& r : part) rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<KernelRow> KernelRowsOf(const std::vector<opencl::OpenClRow>& rows) {
+  std::vector<KernelRow> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(r.row);
+  return out;
+}
+
+bool Contains(const std::vector<size_t>& v, size_t i) { return std::find(v.begin(), v.end(), i) != v.end(); }
+
+}  // namespace
+
+std::shared_ptr<const OpenClExecutionProvider> OpenClExecutionProvider::Create(std::string* why) {
+  auto rt = opencl::Runtime::Get(why);
+  if (!rt) return nullptr;
+  return std::shared_ptr<const OpenClExecutionProvider>(new OpenClExecutionProvider(std::move(rt)));
+}
+
+OpenClExecutionProvider::OpenClExecutionProvider(std::shared_ptr<opencl::Runtime> runtime)
+    : runtime_(std::move(runtime)), rows_(AllRows()), table_("opencl", KernelRowsOf(rows_)) {
+  // The table holds copies of the rows; map each copy back to its extras.
+  for (size_t i = 0; i < rows_.size(); ++i) extras_[&table_.rows()[i]] = &rows_[i];
+}
+
+Tensor OpenClExecutionProvider::CopyFromHost(const Tensor& host) const { return opencl::Upload(runtime_, host); }
+Tensor OpenClExecutionProvider::CopyToHost(const Tensor& device) const { return opencl::Download(runtime_, device); }
+
+Claim OpenClExecutionProvider::Capability(const NodeQuery& q) const {
+  Claim c;
+  const KernelRow* row = table_.Find(q.node.domain, q.node.op_type, q.opset, &c.reason);
+  if (row == nullptr) return c;
+  const opencl::OpenClRow& extra = *extras_.at(row);
+  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
+    if (q.node.inputs[i].empty() || Contains(extra.host_inputs, i)) continue;
+    const TypeInfo* t = q.input_type(i);
+    if (t == nullptr || t->kind == TypeInfo::Kind::kUnknown) {
+      c.reason = "element type of input " + std::to_string(i) + " ('" + q.node.inputs[i] +
+                 "') unknown at session creation";
+      return c;
+    }
+    if (!t->is_tensor()) {
+      c.reason = "input " + std::to_string(i) + " is a " + t->TypeString() + ", not a tensor";
+      return c;
+    }
+    // The row's types constrain input 0 (the "T" operand); other device
+    // inputs must match it unless the family's check says otherwise.
+    if (i == 0 && !row->types.empty() && std::find(row->types.begin(), row->types.end(), t->elem_type) == row->types.end()) {
+      c.reason = std::string("no kernel for element type ") + DataTypeName(t->elem_type);
+      return c;
+    }
+  }
+  if (extra.check) {
+    std::string why = extra.check(q);
+    if (!why.empty()) {
+      c.reason = why;
+      return c;
+    }
+  }
+  c.row = row;
+  return c;
+}
+
+bool OpenClExecutionProvider::InputOnHost(const KernelRow& row, size_t input_index) const {
+  auto it = extras_.find(&row);
+  return it != extras_.end() && Contains(it->second->host_inputs, input_index);
+}
+
+bool OpenClExecutionProvider::OutputOnHost(const KernelRow& row, size_t output_index) const {
+  auto it = extras_.find(&row);
+  return it != extras_.end() && Contains(it->second->host_outputs, output_index);
+}
+
+}  // namespace tessera
