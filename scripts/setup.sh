@@ -10,6 +10,7 @@ packages=(
   python3 python3-dev python3-numpy python3-onnx pybind11-dev python3-pytest
   python3-torch python3-torchvision
   libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
+  opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // Severity-filtered logging with a per-session log id.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -10,6 +11,13 @@ namespace tessera {
 enum class Severity { kVerbose = 0, kInfo = 1, kWarning = 2, kError = 3, kFatal = 4 };
 
 const char* SeverityName(Severity s);
+
+// Where log lines go: stderr by default. An application (or a test) may
+// route them elsewhere; the sink receives the log id, severity and message
+// and is called under a lock, one line at a time. Pass nullptr to restore
+// stderr.
+using LogSink = std::function<void(const std::string& log_id, Severity severity, const std::string& message)>;
+void SetLogSink(LogSink sink);
 
 class Logger {
  public:

@@ -1,5 +1,6 @@
 #include "tessera/runtime/compiled_graph.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <unordered_set>
@@ -36,6 +37,17 @@ class CopyKernel final : public OpKernel {
 };
 
 constexpr const char* kHost = "host";
+
+std::string BytesPerRun(const TypeInfo* t) {
+  if (t == nullptr || !t->is_tensor() || !t->shape) return "?";
+  int64_t known = std::max<int64_t>(1, static_cast<int64_t>(ElementBits(t->elem_type) / 8));
+  std::string symbols;
+  for (const Dim& d : *t->shape) {
+    if (d.known()) known *= d.value;
+    else symbols += (d.param.empty() ? std::string("?") : d.param) + "*";
+  }
+  return symbols + std::to_string(known);
+}
 
 }  // namespace
 
@@ -94,6 +106,7 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
             {"graph", Profiler::Quote(graph_->name)},
             {"inputs", ins + "]"},
             {"outputs", outs + "]"}};
+  if (!step.is_copy) e.args.emplace_back("partition", std::to_string(step.partition));
   if (!step.members.empty()) {
     std::string names = "[";
     for (size_t i = 0; i < step.members.size(); ++i)
@@ -149,6 +162,17 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
       return r;
     }
     bool to_host = to == kHost;
+    // Constants move to a device once, now, rather than on every run.
+    auto init = g.initializers.find(value);
+    bool fed = std::any_of(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& in) { return in.name == value; });
+    if (!to_host && init != g.initializers.end() && !fed) {
+      std::string name = value + "@" + to;
+      initializer_slots_.emplace_back(slot(name), providers_[to_provider]->CopyFromHost(init->second));
+      space_of[name] = to;
+      copied[{value, to}] = name;
+      uploads_.push_back({value, from, to, std::to_string(init->second.nbytes())});
+      return name;
+    }
     size_t device = to_host ? 0 : to_provider;
     if (to_host) {
       for (size_t p = 0; p < providers_.size(); ++p)
@@ -171,7 +195,8 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     steps_.push_back(std::move(step));
     space_of[name] = to;
     copied[{value, to}] = name;
-    copies_.push_back({value, from, to});
+    auto type = types_.types.find(value);
+    copies_.push_back({value, from, to, BytesPerRun(type == types_.types.end() ? nullptr : &type->second)});
     return name;
   };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -231,6 +256,27 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     output_slots_.push_back(slot(place(out.name, kHost, 0)));
   }
   MergeCompiledPartitions(model);
+  NumberPartitions();
+  if (logger.Enabled(Severity::kVerbose)) {
+    // The same partitions and copies as Placement(), copies() and the profile.
+    std::vector<NodeSite> sites = Placement();
+    for (size_t i = 0; i < sites.size();) {
+      size_t j = i;
+      while (j < sites.size() && sites[j].partition == sites[i].partition) ++j;
+      TS_LOG(logger, kVerbose,
+             "partition " << sites[i].partition << " [" << g.name << "] -> " << sites[i].provider << ": " << (j - i)
+                          << " node(s), " << sites[i].node->name << " .. " << sites[j - 1].node->name);
+      i = j;
+    }
+    for (const auto& c : uploads_)
+      TS_LOG(logger, kVerbose,
+             "upload " << c.value << " [" << g.name << "] " << c.from << " -> " << c.to << ", " << c.bytes
+                       << " bytes once at session creation");
+    for (const auto& c : copies_)
+      TS_LOG(logger, kVerbose,
+             "copy " << c.value << " [" << g.name << "] " << c.from << " -> " << c.to << ", " << c.bytes
+                     << " bytes per run");
+  }
   std::vector<int> last_use(static_cast<size_t>(num_slots_), -1);
   for (size_t k = 0; k < steps_.size(); ++k) {
     for (int s : steps_[k].inputs)
@@ -241,6 +287,17 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
   for (int s = 0; s < num_slots_; ++s) {
     int u = last_use[static_cast<size_t>(s)];
     if (u >= 0 && !keep.count(s)) steps_[static_cast<size_t>(u)].release.push_back(s);
+  }
+}
+
+void CompiledGraph::NumberPartitions() {
+  int current = -1;
+  size_t provider = 0;
+  for (auto& step : steps_) {
+    if (step.is_copy) continue;
+    if (current < 0 || step.provider != provider) ++current;
+    provider = step.provider;
+    step.partition = current;
   }
 }
 
@@ -286,18 +343,26 @@ void CompiledGraph::MergeCompiledPartitions(const Model& model) {
     group.provider = p;
     PartitionDef def;
     def.model = &model;
+    // Inputs are named as the member nodes read them (a copy's slot holds
+    // the value the node knows under its own name).
     std::unordered_set<int> seen;
     for (auto& m : members) {
-      for (int s : m.inputs)
-        if (s >= 0 && !produced.count(s) && seen.insert(s).second) group.inputs.push_back(s);
-      for (int s : m.implicit)
-        if (!produced.count(s) && seen.insert(s).second) group.inputs.push_back(s);
+      for (size_t k = 0; k < m.inputs.size(); ++k) {
+        int s = m.inputs[k];
+        if (s < 0 || produced.count(s) || !seen.insert(s).second) continue;
+        group.inputs.push_back(s);
+        def.inputs.push_back(m.node->inputs[k]);
+      }
+      for (int s : m.implicit) {
+        if (produced.count(s) || !seen.insert(s).second) continue;
+        group.inputs.push_back(s);
+        def.inputs.push_back(slot_names[static_cast<size_t>(s)]);
+      }
       for (int s : m.outputs)
         if (s >= 0 && read_later.count(s)) group.outputs.push_back(s);
       def.nodes.push_back(m.node);
       group.members.push_back({m.node, std::move(m.declined)});
     }
-    for (int s : group.inputs) def.inputs.push_back(slot_names[static_cast<size_t>(s)]);
     for (int s : group.outputs) def.outputs.push_back(slot_names[static_cast<size_t>(s)]);
     Node& node = synthetic_nodes_.emplace_back();
     node.name = providers_[p]->name() + " partition " + std::to_string(partition_count++) + " (" + graph_->name + ")";
@@ -329,26 +394,38 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
   FrameSubgraphRunner runner(*this, frame, pool, profiler);
   std::vector<const Value*> in_ptrs;
   std::vector<Value> outs;
-  // A partition span covers a run of consecutive steps on one provider.
+  // A partition span covers a run of consecutive nodes on one provider
+  // (copies between them included); its id matches Placement()'s.
+  int open_partition = -1;
+  size_t partition_provider = 0;
   int64_t partition_start = 0;
   size_t partition_nodes = 0;
-  auto close_partition = [&](size_t provider) {
-    if (profiler == nullptr || partition_nodes == 0) return;
+  auto close_partition = [&] {
+    if (profiler == nullptr || open_partition < 0) return;
     TraceEvent e;
-    e.name = providers_[provider]->name() + " partition (" + graph_->name + ")";
+    e.name = providers_[partition_provider]->name() + " partition " + std::to_string(open_partition) + " (" +
+             graph_->name + ")";
     e.category = "partition";
     e.start_us = partition_start;
     e.duration_us = profiler->NowMicros() - partition_start;
     e.thread_id = Profiler::CurrentThreadId();
-    e.args = {{"provider", Profiler::Quote(providers_[provider]->name())},
+    e.args = {{"provider", Profiler::Quote(providers_[partition_provider]->name())},
+              {"partition", std::to_string(open_partition)},
+              {"graph", Profiler::Quote(graph_->name)},
               {"nodes", std::to_string(partition_nodes)}};
     profiler->Record(std::move(e));
-    partition_nodes = 0;
+    open_partition = -1;
   };
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& step = steps_[k];
-    if (profiler != nullptr && k > 0 && steps_[k - 1].provider != step.provider) close_partition(steps_[k - 1].provider);
-    if (profiler != nullptr && partition_nodes++ == 0) partition_start = profiler->NowMicros();
+    if (profiler != nullptr && !step.is_copy && step.partition != open_partition) {
+      close_partition();
+      open_partition = step.partition;
+      partition_provider = step.provider;
+      partition_start = profiler->NowMicros();
+      partition_nodes = 0;
+    }
+    if (!step.is_copy) partition_nodes += step.members.empty() ? 1 : step.members.size();
     int64_t node_start = profiler ? profiler->NowMicros() : 0;
     in_ptrs.clear();
     for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[static_cast<size_t>(s)]);
@@ -377,7 +454,7 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
     }
     for (int s : step.release) frame[static_cast<size_t>(s)] = Value();
   }
-  if (!steps_.empty()) close_partition(steps_.back().provider);
+  close_partition();
   std::vector<Value> result;
   result.reserve(output_slots_.size());
   for (int s : output_slots_) result.push_back(frame[static_cast<size_t>(s)]);
@@ -388,8 +465,8 @@ std::vector<CompiledGraph::NodeSite> CompiledGraph::Placement() const {
   std::vector<NodeSite> p;
   for (const auto& s : steps_) {
     if (s.is_copy) continue;
-    if (s.members.empty()) p.push_back({s.node, providers_[s.provider]->name(), s.declined});
-    for (const auto& m : s.members) p.push_back({m.node, providers_[s.provider]->name(), m.declined});
+    if (s.members.empty()) p.push_back({s.node, providers_[s.provider]->name(), s.declined, s.partition});
+    for (const auto& m : s.members) p.push_back({m.node, providers_[s.provider]->name(), m.declined, s.partition});
   }
   return p;
 }

@@ -38,6 +38,7 @@ class CompiledGraph {
     const Node* node;
     std::string provider;
     std::vector<std::string> declined;  // "<ep>: <reason>" per higher-priority EP
+    int partition = 0;  // index of the run of consecutive nodes on one provider
   };
   // Where each node runs, in execution order (copy steps excluded).
   std::vector<NodeSite> Placement() const;
@@ -47,8 +48,13 @@ class CompiledGraph {
     std::string value;  // the graph value copied
     std::string from;   // memory space
     std::string to;
+    // Bytes per run: a number when the value's shape is static, a product of
+    // symbolic dims ("batch*seq*4") otherwise, "?" when unknown.
+    std::string bytes;
   };
   const std::vector<Copy>& copies() const { return copies_; }
+  // Initializers placed in a device's memory once, at compile time.
+  const std::vector<Copy>& uploads() const { return uploads_; }
   // Static types and constants inferred at compile time.
   const GraphTypes& types() const { return types_; }
 
@@ -68,12 +74,15 @@ class CompiledGraph {
     bool is_copy = false;
     std::vector<std::string> declined;
     std::vector<Member> members;  // the nodes of a compiled partition
+    int partition = -1;           // node steps: the run of one provider they belong to
   };
   class FrameSubgraphRunner;
 
   int SlotOf(const std::string& name) const;
   // Replaces runs of steps on providers that compile partitions by one step each.
   void MergeCompiledPartitions(const Model& model);
+  // Numbers the runs of consecutive node steps on one provider.
+  void NumberPartitions();
   void RecordNode(Profiler* profiler, const Step& step, int64_t start_us, const std::vector<const Value*>& inputs,
                   const std::vector<int>& output_slots, const std::vector<Value>& frame) const;
 
@@ -90,6 +99,7 @@ class CompiledGraph {
   std::unordered_map<const Graph*, std::unique_ptr<CompiledGraph>> subgraphs_;
   std::deque<Node> synthetic_nodes_;  // nodes of copy and partition steps (stable addresses)
   std::vector<Copy> copies_;
+  std::vector<Copy> uploads_;
   GraphTypes types_;
   std::unordered_map<std::string, std::string> host_alias_;  // device value -> its host copy, for subgraph reads
 };

@@ -21,30 +21,19 @@ struct Plan {
   std::vector<CopyRow> copies;
 };
 
-// Bytes of a value per run: exact when its shape is static, symbolic otherwise.
-std::string BytesOf(const TypeInfo* t) {
-  if (t == nullptr || !t->is_tensor() || !t->shape) return "?";
-  int64_t known = static_cast<int64_t>(ElementBits(t->elem_type) / 8);
-  if (known == 0) known = 1;
-  std::string symbols;
-  for (const Dim& d : *t->shape) {
-    if (d.known()) known *= d.value;
-    else symbols += (d.param.empty() ? std::string("?") : d.param) + "*";
-  }
-  return symbols.empty() ? std::to_string(known) : symbols + std::to_string(known);
-}
-
-Plan MakePlan(const std::string& path, const std::vector<std::string>& providers) {
+Plan MakePlan(const std::string& path, const std::vector<std::string>& providers, const Args& args) {
   SessionOptions options;
   options.intra_op_num_threads = 1;
+  ApplyOptimizerArgs(args, options);
   auto session = Session::FromFile(path, options, MakeProviders(providers));
   Plan plan;
   plan.nodes = session->Placement();
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (i == 0 || plan.nodes[i].provider != plan.nodes[i - 1].provider) plan.partitions.emplace_back();
-    plan.partitions.back().push_back(i);
+    size_t p = static_cast<size_t>(plan.nodes[i].partition);
+    if (plan.partitions.size() <= p) plan.partitions.resize(p + 1);
+    plan.partitions[p].push_back(i);
   }
-  for (const auto& c : session->Copies()) plan.copies.push_back({c.value, c.from, c.to, BytesOf(session->ValueType(c.value))});
+  for (const auto& c : session->Copies()) plan.copies.push_back({c.value, c.from, c.to, c.bytes});
   return plan;
 }
 
@@ -90,14 +79,12 @@ void PrintJson(const Plan& plan, const std::string& model, const std::vector<std
   std::printf("{\n  \"schema\": \"tessera.partition/1\",\n  \"model\": \"%s\",\n  \"providers\": [", JsonEscape(model).c_str());
   for (size_t i = 0; i < providers.size(); ++i) std::printf("%s\"%s\"", i ? ", " : "", JsonEscape(providers[i]).c_str());
   std::printf("],\n  \"nodes\": [\n");
-  size_t part = 0;
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    while (part + 1 < plan.partitions.size() && plan.partitions[part + 1].front() <= i) ++part;
     const auto& n = plan.nodes[i];
     std::printf("    {\"name\": \"%s\", \"op_type\": \"%s\", \"domain\": \"%s\", \"provider\": \"%s\", \"partition\": %zu, "
                 "\"declined\": [",
                 JsonEscape(n.node).c_str(), JsonEscape(n.op_type).c_str(), JsonEscape(n.domain).c_str(),
-                JsonEscape(n.provider).c_str(), part);
+                JsonEscape(n.provider).c_str(), static_cast<size_t>(n.partition));
     for (size_t d = 0; d < n.declined.size(); ++d) std::printf("%s\"%s\"", d ? ", " : "", JsonEscape(n.declined[d]).c_str());
     std::printf("]}%s\n", i + 1 < plan.nodes.size() ? "," : "");
   }
@@ -126,7 +113,7 @@ int PartitionCommand(int argc, char** argv) {
     // --compare A B: two provider lists, e.g. --compare opencl,cpu cpu
     if (args.positional.size() != 2) TS_THROW(kInvalidArgument, "usage: tessera partition MODEL --compare LIST_A LIST_B");
     std::vector<std::string> a = SplitList(args.get("compare")), b = SplitList(args.positional[1]);
-    Plan pa = MakePlan(model, a), pb = MakePlan(model, b);
+    Plan pa = MakePlan(model, a, args), pb = MakePlan(model, b, args);
     std::printf("A (%s): %s\nB (%s): %s\n", args.get("compare").c_str(), Verdict(pa).c_str(), args.positional[1].c_str(),
                 Verdict(pb).c_str());
     int differ = 0;
@@ -140,7 +127,7 @@ int PartitionCommand(int argc, char** argv) {
     return 0;
   }
   std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
-  Plan plan = MakePlan(model, providers);
+  Plan plan = MakePlan(model, providers, args);
   if (args.has("json")) PrintJson(plan, model, providers);
   else PrintText(plan);
   return 0;
