@@ -58,8 +58,9 @@ def _ort_name(tessera_name):
 
 
 def get_available_providers():
-    """Execution providers built into this module, in default priority order,
-    spelled as onnxruntime spells them (e.g. ``['CPUExecutionProvider']``).
+    """Execution providers built into this module and usable on this machine
+    (a device was found), in priority order, spelled as onnxruntime spells
+    them (e.g. ``['OpenCLExecutionProvider', 'CPUExecutionProvider']``).
     Tessera's short names (``'cpu'``) are accepted everywhere too."""
     return [_ort_name(p) for p in _C.available_providers()]
 
@@ -118,8 +119,9 @@ def _check_str(name, value):
 
 
 class GraphOptimizationLevel(_enum.IntEnum):
-    """Stored in SessionOptions; Tessera has no graph optimizer yet, so every
-    level runs the graph as written."""
+    """How far Tessera's graph optimizer rewrites the model at session
+    creation: every pass of each level up to this one runs (basic, then
+    extended, then layout); see docs/optimizer.md."""
     ORT_DISABLE_ALL = 0
     ORT_ENABLE_BASIC = 1
     ORT_ENABLE_EXTENDED = 2
@@ -161,9 +163,22 @@ class _Option:
         setattr(obj, self.slot, self.check(self.name, value))
 
 
+_LEVEL_NAMES = {"disabled": GraphOptimizationLevel.ORT_DISABLE_ALL, "basic": GraphOptimizationLevel.ORT_ENABLE_BASIC,
+                "extended": GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+                "layout": GraphOptimizationLevel.ORT_ENABLE_LAYOUT, "all": GraphOptimizationLevel.ORT_ENABLE_ALL}
+
+
 def _check_level(name, value):
     if isinstance(value, GraphOptimizationLevel):
         return value
+    if isinstance(value, str):
+        # Tessera's level names ("basic") and the enum's ("ORT_ENABLE_BASIC").
+        key = value.strip()
+        if key.lower() in _LEVEL_NAMES:
+            return _LEVEL_NAMES[key.lower()]
+        if key in GraphOptimizationLevel.__members__:
+            return GraphOptimizationLevel[key]
+        raise TypeError(f"{name} must be a GraphOptimizationLevel or one of {sorted(_LEVEL_NAMES)}, got {value!r}")
     value = _check_int(name, value)
     try:
         return GraphOptimizationLevel(value)
@@ -194,9 +209,9 @@ class SessionOptions:
 
     Applied by Tessera: log_severity_level, logid, intra_op_num_threads,
     enable_profiling and profile_file_prefix (a Chrome trace written by
-    end_profiling()), optimized_model_filepath (writes the model as loaded:
-    there is no optimizer yet). Everything else is stored and readable but
-    has no effect; see docs/python.md."""
+    end_profiling()), graph_optimization_level, optimized_model_filepath
+    (the optimized model, written at session creation). Everything else is
+    stored and readable but has no effect; see docs/python.md."""
 
     log_severity_level = _Option(-1, _check_int)
     log_verbosity_level = _Option(0, _check_int)
@@ -322,7 +337,9 @@ def _normalize_providers(providers, provider_options):
     if providers is None:
         if provider_options is not None:
             raise ValueError("provider_options given without providers")
-        return list(_C.available_providers()), [{} for _ in _C.available_providers()]
+        # The CPU by default: other providers (OpenCL on a CPU device via
+        # PoCL, say) are used when asked for, like onnxruntime's.
+        return ["cpu"], [{}]
     if isinstance(providers, str):
         raise TypeError("providers must be a list of provider names, not a str")
     names, options = [], []
@@ -364,8 +381,11 @@ class InferenceSession:
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
         for k in kwargs:
-            if k != "disabled_optimizers":  # accepted and ignored: there is no optimizer
+            if k != "disabled_optimizers":
                 raise TypeError(f"InferenceSession() got an unexpected keyword argument '{k}'")
+        disabled = kwargs.get("disabled_optimizers") or []
+        if isinstance(disabled, str) or not all(isinstance(d, str) for d in disabled):
+            raise TypeError("disabled_optimizers must be a list of pass names (str)")
         if isinstance(path_or_bytes, (str, _os.PathLike)):
             source = _os.fspath(path_or_bytes)
             if isinstance(source, bytes):
@@ -386,11 +406,12 @@ class InferenceSession:
         config.intra_op_num_threads = opts.intra_op_num_threads
         config.enable_profiling = opts.enable_profiling
         config.profile_file_prefix = opts.profile_file_prefix
+        config.graph_optimization_level = int(opts.graph_optimization_level)
+        config.disabled_optimizers = list(disabled)
+        config.optimized_model_filepath = opts.optimized_model_filepath
         names, options = _normalize_providers(providers, provider_options)
         self._sess = _C.Session(source, config, names)
         self._provider_options = options
-        if opts.optimized_model_filepath:
-            self._sess.save_model(opts.optimized_model_filepath)
         self._refresh_metadata()
 
     def _refresh_metadata(self):
@@ -467,7 +488,7 @@ class InferenceSession:
     # ------------------------------------------------------------ providers
 
     def set_providers(self, providers=None, provider_options=None):
-        """Re-creates the session with new providers (None = all available)."""
+        """Re-creates the session with new providers (None = the CPU)."""
         names, options = _normalize_providers(providers, provider_options)
         self._sess.reset_providers(names)
         self._provider_options = options

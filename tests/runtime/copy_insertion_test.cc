@@ -152,5 +152,21 @@ TEST(CpuFallback, PolicyFailsOnTooLargeAShareOrTooManyPartitions) {
   EXPECT_TRUE(CatchStatus([&] { Session s(Scattered(), parts, {fake, MakeCpuExecutionProvider()}); }).ok());
 }
 
+TEST(CopyInsertion, FallbackPolicyOnEstimatedFlops) {
+  // relu and add run on fake (12 element-ops), sig and neg fall back (12):
+  // half the estimated FLOPs.
+  auto fake = std::make_shared<FakeDeviceProvider>();
+  SessionOptions opts;
+  opts.graph_optimization_level = OptimizationLevel::kDisabled;
+  opts.fallback_policy_fail = true;
+  opts.max_cpu_fallback_flops_share = 0.6;
+  EXPECT_NO_THROW(Session(Scattered(), opts, {fake, MakeCpuExecutionProvider()}));
+  opts.max_cpu_fallback_flops_share = 0.4;
+  Status st = CatchStatus([&] { Session s(Scattered(), opts, {fake, MakeCpuExecutionProvider()}); });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("50% of the estimated FLOPs (12 of 24)"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("'sig'"), std::string::npos) << st.message();
+}
+
 }  // namespace
 }  // namespace tessera

@@ -18,6 +18,7 @@ TEST(Profiler, TraceHasOneEventPerExecutedNodeWithRequiredFields) {
   SessionOptions opts;
   opts.enable_profiling = true;
   opts.profile_file_prefix = ::testing::TempDir() + "tessera_profile_test";
+  opts.graph_optimization_level = OptimizationLevel::kDisabled;  // one event per node as written
   auto s = Session::FromFile(std::string(TESSERA_SOURCE_DIR) + "/models/default/model.onnx", opts,
                              MakeProviders({"cpu"}));
   Tensor x(DataType::kFloat, {1, 3, 32, 32});

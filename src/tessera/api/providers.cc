@@ -23,10 +23,10 @@ std::shared_ptr<const ExecutionProvider> TryMake(const std::string& name, std::s
   }
 #endif
   if (name == "opencl" || name == "dnnl" || name == "cuda") {
-    *why = "not built into this binary";
+    *why = "not available in this build";
     return nullptr;
   }
-  *why = "unknown";
+  *why = "not available (no such provider)";
   return nullptr;
 }
 

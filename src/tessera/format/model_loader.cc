@@ -1,6 +1,9 @@
 // ModelProto -> Model.
 #include "tessera/format/model_loader.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -215,9 +218,17 @@ Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_
     if (size == 0) TS_THROW(kInvalidModel, "model is empty (0 bytes)");
     if (size > static_cast<size_t>(INT32_MAX))
       TS_THROW(kInvalidModel, "model protobuf is larger than 2 GB; store the weights as external data");
+    // Each subgraph level costs three protobuf levels (graph, node,
+    // attribute); the headroom (protobuf's default limit) lets a model some
+    // way past max_graph_nesting parse, so it gets the clear nesting error
+    // rather than a parse failure.
+    int recursion_limit = 3 * std::max(limits.max_graph_nesting, 0) + 100;
+    google::protobuf::io::CodedInputStream input(static_cast<const uint8_t*>(data), static_cast<int>(size));
+    input.SetRecursionLimit(recursion_limit);
     wire::Model proto;
-    if (!proto.ParseFromArray(data, static_cast<int>(size)))
-      TS_THROW(kInvalidModel, "not a valid ONNX model: the protobuf could not be parsed (truncated or not an .onnx file)");
+    if (!proto.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage())
+      TS_THROW(kInvalidModel, "not a valid ONNX model: the protobuf could not be parsed (truncated, not an .onnx "
+               "file, or messages nested more than ", recursion_limit, " deep)");
     Model model;
     model.ir_version = proto.ir_version();
     if (model.ir_version < kMinIrVersion || model.ir_version > kMaxIrVersion)

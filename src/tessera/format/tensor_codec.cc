@@ -2,9 +2,11 @@
 #include <sys/stat.h>
 
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 #include "tessera/base/checked_math.h"
 #include "tessera/base/mapped_file.h"
@@ -16,6 +18,28 @@ namespace tessera::format_internal {
 namespace {
 
 namespace fs = std::filesystem;
+
+// ONNX string tensors hold UTF-8; anything else is refused at load rather
+// than handed to kernels (and callers) that assume text.
+bool IsValidUtf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+    for (size_t k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF.
+    static constexpr uint32_t kMinForLen[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMinForLen[len] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return false;
+    i += len;
+  }
+  return true;
+}
 
 // Resolves an external-data location inside base_dir, refusing anything that
 // could read outside it (absolute paths, "..", symlinks pointing out).
@@ -187,7 +211,11 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
       break;
     case DataType::kString:
       expect(t.string_data_size(), n, "string_data");
-      for (int64_t i = 0; i < n; ++i) out.data<std::string>()[i] = t.string_data(static_cast<int>(i));
+      for (int64_t i = 0; i < n; ++i) {
+        const std::string& s = t.string_data(static_cast<int>(i));
+        if (!IsValidUtf8(s)) TS_THROW(kInvalidModel, what, ": string element ", i, " is not valid UTF-8");
+        out.data<std::string>()[i] = s;
+      }
       break;
     case DataType::kUndefined: TS_THROW(kInvalidModel, what, ": undefined data type");
   }

@@ -386,8 +386,10 @@ std::vector<TypeInfo> Split(const InferenceInput& in) {
   if (!Normalize(axis, RankOf(x))) return unknown;
   const Dim& d = (*x.shape)[static_cast<size_t>(axis)];
   std::optional<std::vector<int64_t>> sizes;
+  bool split_input = in.node.inputs.size() > 1 && !in.node.inputs[1].empty();
   if (HasAttr(in.node, "split")) sizes = AttrInts(in.node, "split");
-  else if (in.inputs.size() > 1 && in.inputs[1].kind != TypeInfo::Kind::kUnknown) sizes = ConstInts(in, 1);
+  else if (split_input) sizes = ConstInts(in, 1);
+  if (!sizes && split_input) return unknown;  // sizes computed at run time, not an even split
   if (!sizes) {
     if (!d.known()) return unknown;
     sizes = std::vector<int64_t>();
@@ -479,6 +481,56 @@ std::vector<TypeInfo> ConstantOp(const InferenceInput& in) {
   return {Unknown()};
 }
 
+// The optimizer's fused ops (ai.tessera) have the types of the ai.onnx ops
+// they replace, so later passes still see shapes past a fused node.
+std::vector<TypeInfo> InferTesseraOutputTypes(const InferenceInput& in) {
+  const Node& n = in.node;
+  const std::string& op = n.op_type;
+  std::vector<TypeInfo> result(n.outputs.size(), Unknown());
+  if (result.empty() || in.inputs.empty()) return result;
+  const TypeInfo& x = in.inputs[0];
+  auto as_onnx = [&](const char* onnx_op, std::vector<TypeInfo> inputs) {
+    Node plain = n;
+    plain.domain = kOnnxDomain;
+    plain.op_type = onnx_op;
+    plain.attributes.clear();
+    for (const auto& a : n.attributes)
+      if (a.name != "activation" && a.name != "activation_params") plain.attributes.push_back(a);
+    InferenceInput sub{plain, 22, std::move(inputs), in.constants};
+    return InferOutputTypes(sub);
+  };
+  if (op == "Gelu" || op == "LayerNormalization" || op == "RMSNormalization") {
+    result[0] = x;
+  } else if (op == "SkipLayerNormalization") {
+    for (auto& r : result) r = x;
+  } else if (op == "FusedConv") {
+    result = as_onnx("Conv", in.inputs);
+  } else if (op == "FusedGemm") {
+    result = as_onnx("Gemm", in.inputs);
+  } else if (op == "FusedMatMul") {
+    std::vector<TypeInfo> ins(in.inputs.begin(), in.inputs.begin() + std::min<size_t>(2, in.inputs.size()));
+    const char* attrs[2] = {"transA", "transB"};
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (AttrInt(n, attrs[i], 0) == 0) continue;
+      if (!HasShape(ins[i]) || RankOf(ins[i]) < 2) return result;
+      auto& d = *ins[i].shape;
+      std::swap(d[d.size() - 1], d[d.size() - 2]);
+    }
+    result = as_onnx("MatMul", ins);
+  } else if (op == "Attention" && in.inputs.size() >= 3) {
+    const TypeInfo& v = in.inputs[2];
+    if (HasShape(x) && HasShape(v) && RankOf(x) >= 2 && RankOf(v) == RankOf(x)) {
+      Dims d = *x.shape;
+      d.back() = v.shape->back();
+      result[0] = TensorOf(x.elem_type, d);
+    } else {
+      result[0] = TensorOf(x.elem_type);
+    }
+  }
+  result.resize(n.outputs.size(), Unknown());
+  return result;
+}
+
 }  // namespace
 
 bool IsShapePreservingOp(const std::string& domain, const std::string& op_type) {
@@ -494,6 +546,7 @@ std::vector<TypeInfo> InferOutputTypes(const InferenceInput& in) {
     static const TypeInfo unknown;
     return in.inputs.empty() ? unknown : in.inputs[0];
   };
+  if (n.domain == kTesseraDomain) return InferTesseraOutputTypes(in);
   if (n.domain != kOnnxDomain) {
     result.assign(num_out, Unknown());
     return result;
@@ -622,7 +675,8 @@ GraphTypes InferGraphTypes(const Graph& graph, const std::function<int64_t(const
     if (node.op_type == "Constant" && node.domain == kOnnxDomain && !node.outputs.empty()) {
       for (const auto& a : node.attributes)
         if (a.name == "value" && a.t.defined()) g.constants[node.outputs[0]] = a.t;
-    } else if (node.op_type == "Shape" && node.domain == kOnnxDomain && !in.inputs.empty()) {
+    } else if (node.op_type == "Shape" && node.domain == kOnnxDomain && !in.inputs.empty() &&
+               !node.outputs.empty()) {
       auto s = in.inputs[0].StaticShape();
       if (s) {
         int64_t rank = static_cast<int64_t>(s->size());

@@ -17,10 +17,21 @@ void ForEachSubgraph(Node& node, F&& f) {
   }
 }
 
-// Renames reads of `from` inside a subgraph and its nested subgraphs. Value
-// names are unique across a model's graphs (the IR's SSA rule), so a name
-// read here that the subgraph does not define is the outer value.
+bool Defines(const Graph& g, const std::string& name) {
+  for (const auto& in : g.inputs)
+    if (in.name == name) return true;
+  if (g.initializers.count(name)) return true;
+  for (const auto& n : g.nodes)
+    for (const auto& o : n.outputs)
+      if (o == name) return true;
+  return false;
+}
+
+// Renames reads of the outer value `from` inside a subgraph and its nested
+// subgraphs. A subgraph that defines the name itself (older models shadow
+// outer names with body inputs) reads its own value: left alone.
 void RenameInSubgraph(Graph& g, const std::string& from, const std::string& to) {
+  if (Defines(g, from)) return;
   for (auto& n : g.nodes) {
     for (auto& in : n.inputs)
       if (in == from) in = to;
@@ -49,10 +60,9 @@ GraphEditor::GraphEditor(Graph& graph, std::vector<std::string> outer_scope)
   for (const auto& [name, t] : graph_.initializers) names_.insert(name);
   for (const auto& o : graph_.outputs) names_.insert(o.name);
   for (const auto& n : outer_scope_) names_.insert(n);
-  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-    names_.insert(graph_.nodes[i].name);
-    Index(static_cast<int>(i));
-  }
+  // Subgraph names too: a fresh name must not shadow a value defined inside.
+  CollectNames(graph_);
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) Index(static_cast<int>(i));
 }
 
 void GraphEditor::Index(int index) {
@@ -77,7 +87,35 @@ void GraphEditor::Unindex(int index) {
     auto it = producer_.find(out);
     if (it != producer_.end() && it->second == index) producer_.erase(it);
   }
-  for (auto& [value, list] : readers_) list.erase(std::remove(list.begin(), list.end(), index), list.end());
+  // The node's reads are exactly its current inputs and its subgraphs' free
+  // variables (renames keep both in step with readers_), so only those lists
+  // need touching: removing nodes stays linear in the graph's size.
+  auto drop = [&](const std::string& value) {
+    auto it = readers_.find(value);
+    if (it == readers_.end()) return;
+    auto& list = it->second;
+    list.erase(std::remove(list.begin(), list.end(), index), list.end());
+  };
+  for (const auto& in : n.inputs)
+    if (!in.empty()) drop(in);
+  if (HasSubgraphs(n))
+    ForEachSubgraph(n, [&](Graph& sub) {
+      for (const auto& v : sub.FreeVariables()) drop(v);
+    });
+}
+
+void GraphEditor::CollectNames(const Graph& g) {
+  for (const auto& in : g.inputs) names_.insert(in.name);
+  for (const auto& [name, t] : g.initializers) names_.insert(name);
+  for (const auto& n : g.nodes) {
+    names_.insert(n.name);
+    for (const auto& o : n.outputs) names_.insert(o);
+    for (const auto& a : n.attributes) {
+      if (a.g) CollectNames(*a.g);
+      for (const auto& sub : a.graphs)
+        if (sub) CollectNames(*sub);
+    }
+  }
 }
 
 int GraphEditor::Producer(const std::string& value) const {
@@ -122,7 +160,9 @@ void GraphEditor::RenameInNode(Node& n, const std::string& from, const std::stri
   ForEachSubgraph(n, [&](Graph& sub) { RenameInSubgraph(sub, from, to); });
 }
 
-void GraphEditor::ReplaceUses(const std::string& from, const std::string& to) {
+void GraphEditor::ReplaceUses(const std::string& from_ref, const std::string& to_ref) {
+  // Copies: the arguments may name strings inside the nodes being renamed.
+  const std::string from = from_ref, to = to_ref;
   if (from == to) return;
   auto it = readers_.find(from);
   if (it == readers_.end()) return;
@@ -136,7 +176,8 @@ void GraphEditor::ReplaceUses(const std::string& from, const std::string& to) {
   dest.insert(dest.end(), list.begin(), list.end());
 }
 
-bool GraphEditor::Forward(const std::string& from, const std::string& to) {
+bool GraphEditor::Forward(const std::string& from_ref, const std::string& to_ref) {
+  const std::string from = from_ref, to = to_ref;  // may alias node outputs renamed below
   if (from == to) return true;
   if (!IsGraphOutput(from)) {
     ReplaceUses(from, to);
@@ -177,6 +218,22 @@ int GraphEditor::AddNode(Node n) {
   return index;
 }
 
+int GraphEditor::ReplaceNode(int index, Node replacement) {
+  RemoveNode(index);
+  return AddNode(std::move(replacement));
+}
+
+void GraphEditor::SetInput(int index, size_t slot, const std::string& value_ref) {
+  const std::string value = value_ref;
+  Node& n = node(index);
+  if (slot >= n.inputs.size()) n.inputs.resize(slot + 1);
+  if (n.inputs[slot] == value) return;
+  // Re-index the whole node: the old value may still be read by another slot.
+  Unindex(index);
+  n.inputs[slot] = value;
+  Index(index);
+}
+
 std::string GraphEditor::FreshName(const std::string& base) {
   std::string name = base;
   while (names_.count(name)) name = base + "_" + std::to_string(++fresh_counter_);
@@ -201,6 +258,12 @@ void GraphEditor::Commit() {
     bool read = (r != readers_.end() && !r->second.empty()) || IsGraphOutput(it->first) || IsGraphInput(it->first);
     it = read ? std::next(it) : graph_.initializers.erase(it);
   }
+  std::unordered_set<std::string> defined(graph_inputs_.begin(), graph_inputs_.end());
+  for (const auto& [name, t] : graph_.initializers) defined.insert(name);
+  for (const auto& n : graph_.nodes)
+    for (const auto& o : n.outputs)
+      if (!o.empty()) defined.insert(o);
+  std::erase_if(graph_.value_info, [&](const ValueInfo& vi) { return !defined.count(vi.name); });
   graph_.SortTopologically(outer_scope_);
   // Re-index from scratch: indices changed.
   removed_.assign(graph_.nodes.size(), false);

@@ -53,16 +53,23 @@ class GraphEditor {
   void RemoveNode(int index);
   // Appends a node (indexes updated); returns its index.
   int AddNode(Node node);
+  // Replaces a live node by another producing the same output names (readers
+  // keep reading them); returns the new node's index.
+  int ReplaceNode(int index, Node replacement);
+  // Makes input `slot` of a live node read `value` (indexes updated).
+  void SetInput(int index, size_t slot, const std::string& value);
   // A value/node name not used anywhere in the graph yet.
   std::string FreshName(const std::string& base);
   // Adds an initializer under a fresh name derived from base; returns the name.
   std::string AddInitializer(const std::string& base, Tensor tensor);
-  // Drops removed nodes and initializers nothing reads, then sorts.
+  // Drops removed nodes, initializers nothing reads and value_info of values
+  // that no longer exist, then sorts.
   void Commit();
 
  private:
   void Index(int index);
   void Unindex(int index);
+  void CollectNames(const Graph& g);
   void RenameInNode(Node& node, const std::string& from, const std::string& to);
 
   Graph& graph_;

@@ -26,8 +26,21 @@ struct PassContext {
   // Folded constants larger than this stay unfolded (bytes).
   size_t max_folded_bytes = size_t{64} << 20;
   const Logger* logger = nullptr;
+  // Set by the pass manager to the running pass's providers() (empty = any).
+  std::vector<std::string> pass_providers;
+  // Set by the pass manager while a subgraph (If/Loop/Scan body) is rewritten.
+  bool in_subgraph = false;
 
   std::string ProviderOf(const Node& node) const { return provider_of ? provider_of(node) : "cpu"; }
+  // Whether the running pass may rewrite `node`: it is bound for one of the
+  // pass's providers (always true for passes that apply to any provider).
+  bool AppliesTo(const Node& node) const {
+    if (pass_providers.empty()) return true;
+    std::string p = ProviderOf(node);
+    for (const auto& want : pass_providers)
+      if (want == p) return true;
+    return false;
+  }
 };
 
 class GraphPass {

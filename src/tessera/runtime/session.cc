@@ -1,12 +1,15 @@
 #include "tessera/runtime/session.h"
 
 #include <atomic>
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tessera/format/model_loader.h"
+#include "tessera/ops/flop_estimate.h"
 #include "tessera/ops/shape_inference.h"
 
 namespace tessera {
@@ -31,6 +34,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   pool_ = std::make_unique<ThreadPool>(threads);
   try {
+    Optimize();
     ScopedPhase phase(profiler_.get(), "partition_and_kernel_creation");
     graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_);
   } catch (const Error& e) {
@@ -42,7 +46,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
     if (!model_.graph->initializers.count(in.name)) inputs_.push_back(in);
   {
     ScopedPhase phase(profiler_.get(), "shape_inference");
-    value_types_ = InferGraphTypes(graph_->graph(), [this](const std::string& d) { return model_.OpsetFor(d); }).types;
+    value_types_ = graph_->types().types;
   }
   outputs_ = graph_->graph().outputs;
   for (auto& out : outputs_) {
@@ -71,8 +75,65 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
     }
     std::string summary;
     for (const auto& [ep, n] : per_provider) summary += (summary.empty() ? "" : ", ") + ep + " " + std::to_string(n) + " nodes";
+    int64_t bytes = 0;
+    int dynamic = 0;
+    for (const auto& c : graph_->copies()) {
+      if (c.bytes.find_first_not_of("0123456789") == std::string::npos) bytes += std::stoll(c.bytes);
+      else ++dynamic;
+    }
     TS_LOG(logger_, kInfo, "placement: " << summary << "; " << partitions << " partition(s); " << graph_->copies().size()
-                                         << " copy node(s)");
+                                         << " copy node(s), " << bytes << " bytes copied per run"
+                                         << (dynamic ? " plus " + std::to_string(dynamic) + " of dynamic size" : ""));
+  }
+}
+
+OptimizerReport Session::OptimizeModel(Model& model, const SessionOptions& options, const ProviderList& providers,
+                                       const Logger& logger) {
+  OptimizerOptions opts;
+  opts.level = options.graph_optimization_level;
+  opts.disabled_passes = options.disabled_optimizers;
+  opts.validate_after_each_pass = options.validate_optimizer_passes;
+  PassContext ctx;
+  for (const auto& p : providers)
+    if (p->name() == "cpu") ctx.cpu_kernels = &p->kernels();
+  // The provider a node will most likely run on: the first that claims it
+  // (the same rule AssignNodes applies when the graph is compiled).
+  ctx.provider_of = [&providers, &model](const Node& node) -> std::string {
+    int64_t opset = model.OpsetFor(node.domain);
+    for (const auto& p : providers)
+      if (p->Capability(node, opset).claimed()) return p->name();
+    return "";
+  };
+  ctx.logger = &logger;
+  static const PassManager manager;
+  return manager.Run(model, opts, std::move(ctx), logger);
+}
+
+void Session::Optimize() {
+  optimizer_report_ = OptimizeModel(model_, options_, providers_, logger_);
+  if (profiler_) {
+    // One session-phase event per level, placed where the level ran.
+    int64_t now_us = profiler_->NowMicros();
+    auto now = std::chrono::steady_clock::now();
+    for (const auto& level : optimizer_report_.levels) {
+      TraceEvent e;
+      e.name = std::string("optimize_") + OptimizationLevelName(level.level);
+      e.category = "session";
+      e.start_us = now_us - std::chrono::duration_cast<std::chrono::microseconds>(now - level.start).count();
+      e.duration_us = static_cast<int64_t>(level.wall_ms * 1000.0);
+      e.thread_id = Profiler::CurrentThreadId();
+      e.args.emplace_back("rounds", std::to_string(level.rounds));
+      for (const auto& p : level.passes) e.args.emplace_back(p.name, std::to_string(p.changes));
+      profiler_->Record(std::move(e));
+    }
+  }
+  if (!options_.optimized_model_filepath.empty()) {
+    const std::string& path = options_.optimized_model_filepath;
+    std::string bytes = SerializeModel(model_);
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) TS_THROW(kIoError, "cannot write the optimized model to '", path, "'");
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f) TS_THROW(kIoError, "failed writing the optimized model to '", path, "'");
   }
 }
 
@@ -130,7 +191,21 @@ void Session::CheckFallback() const {
     problem = std::to_string(fallen.size()) + " of " + std::to_string(placement.size()) +
               " nodes fall back to cpu (more than the allowed share " + std::to_string(options_.max_cpu_fallback_share) +
               ")" + describe(20);
-  else if (options_.max_partitions > 0 && partitions > options_.max_partitions)
+  else if (options_.max_cpu_fallback_flops_share < 1.0) {
+    int64_t total = 0, on_cpu = 0;
+    for (const auto& p : placement) {
+      int64_t f = std::max<int64_t>(0, p.flops);
+      total += f;
+      if (p.provider == "cpu") on_cpu += f;
+    }
+    double flops_share = total == 0 ? 0.0 : static_cast<double>(on_cpu) / static_cast<double>(total);
+    if (flops_share > options_.max_cpu_fallback_flops_share)
+      problem = std::to_string(static_cast<int>(flops_share * 100 + 0.5)) + "% of the estimated FLOPs (" +
+                std::to_string(on_cpu) + " of " + std::to_string(total) +
+                ") fall back to cpu (more than the allowed share " +
+                std::to_string(options_.max_cpu_fallback_flops_share) + ")" + describe(20);
+  }
+  if (problem.empty() && options_.max_partitions > 0 && partitions > options_.max_partitions)
     problem = "the graph splits into " + std::to_string(partitions) + " partitions (limit " +
               std::to_string(options_.max_partitions) + ")";
   if (problem.empty()) return;
@@ -146,7 +221,8 @@ const TypeInfo* Session::ValueType(const std::string& value_name) const {
 std::vector<NodePlacement> Session::Placement() const {
   std::vector<NodePlacement> out;
   for (const auto& site : graph_->Placement())
-    out.push_back({site.node->name, site.node->op_type, site.node->domain, site.provider, site.declined});
+    out.push_back({site.node->name, site.node->op_type, site.node->domain, site.provider, site.declined, site.partition,
+                   EstimateFlops(*site.node, graph_->types())});
   return out;
 }
 

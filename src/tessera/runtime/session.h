@@ -11,6 +11,7 @@
 #include "tessera/base/logging.h"
 #include "tessera/base/thread_pool.h"
 #include "tessera/ir/graph.h"
+#include "tessera/optimizer/pass_manager.h"
 #include "tessera/partition/execution_provider.h"
 #include "tessera/runtime/compiled_graph.h"
 #include "tessera/runtime/profiler.h"
@@ -26,6 +27,8 @@ struct NodePlacement {
   std::string domain;
   std::string provider;
   std::vector<std::string> declined;  // why each higher-priority provider did not take it
+  int partition = 0;                  // run of consecutive nodes on one provider, in execution order
+  int64_t flops = -1;                 // estimated per run (ops/flop_estimate.h); -1 = shapes unknown
 };
 
 class Session {
@@ -56,6 +59,16 @@ class Session {
   // Throws Error with a message naming the feed or node at fault.
   std::vector<Value> Run(const Feeds& feeds, const std::vector<std::string>& output_names = {}) const;
 
+  // What the graph optimizer did at session creation (levels, passes, node
+  // counts); empty levels when it was disabled.
+  const OptimizerReport& optimizer_report() const { return optimizer_report_; }
+
+  // Runs the graph optimizer on `model` as a session with these options and
+  // providers would: passes consult the providers' capabilities, constant
+  // folding uses the "cpu" provider's kernels (none folded without it).
+  static OptimizerReport OptimizeModel(Model& model, const SessionOptions& options, const ProviderList& providers,
+                                       const Logger& logger);
+
   // Writes the Chrome trace (profile_file_prefix_<time>.json), stops
   // profiling and returns the file's path; "" when profiling was off.
   std::string EndProfiling();
@@ -63,6 +76,7 @@ class Session {
  private:
   void ValidateFeed(const ValueInfo& declared, const Value& value) const;
   void CheckFallback() const;
+  void Optimize();
 
   Model model_;
   SessionOptions options_;
@@ -74,6 +88,7 @@ class Session {
   std::vector<ValueInfo> inputs_;
   std::vector<ValueInfo> outputs_;
   std::unordered_map<std::string, TypeInfo> value_types_;
+  OptimizerReport optimizer_report_;
 };
 
 }  // namespace tessera

@@ -1,5 +1,6 @@
 #include "tessera/tools/cli.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -70,6 +71,20 @@ std::vector<std::string> SplitList(const std::string& s, char sep) {
   }
   if (!cur.empty()) out.push_back(cur);
   return out;
+}
+
+void ApplyOptimizerArgs(const Args& args, SessionOptions& options) {
+  if (args.has("level")) options.graph_optimization_level = ParseOptimizationLevel(args.get("level"));
+  std::vector<std::string> known = PassManager().PassNames();
+  for (const auto& list : args.all("disable"))
+    for (const auto& name : SplitList(list)) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::string valid;
+        for (const auto& k : known) valid += (valid.empty() ? "" : ", ") + k;
+        TS_THROW(kInvalidArgument, "--disable: unknown graph optimizer pass '", name, "' (passes: ", valid, ")");
+      }
+      options.disabled_optimizers.push_back(name);
+    }
 }
 
 Value MakeDefaultInput(const ValueInfo& info, uint64_t seed) {

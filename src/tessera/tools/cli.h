@@ -25,6 +25,9 @@ struct Args {
 Args ParseArgs(int argc, char** argv, int first, const std::vector<std::string>& flags);
 
 std::vector<std::string> SplitList(const std::string& s, char sep = ',');
+// Applies --level L (disabled|basic|extended|layout|all) and --disable A,B
+// (pass names) to a session's options.
+void ApplyOptimizerArgs(const Args& args, SessionOptions& options);
 // A deterministic pseudo-random value for a declared input (symbolic dims = 1).
 Value MakeDefaultInput(const ValueInfo& info, uint64_t seed);
 // Loads a tensor from .pb (TensorProto) or .npy.
@@ -39,5 +42,6 @@ int ProfileCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
 int PartitionCommand(int argc, char** argv);
 int ValidateCommand(int argc, char** argv);
+int OptimizeCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

@@ -53,9 +53,7 @@ int BenchCommand(int argc, char** argv) {
   int runs = std::max(1, args.get_int("runs", 20));
   int warmup = std::max(0, args.get_int("warmup", 5));
   std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
-  if (args.has("level") && args.get("level") != "disabled")
-    TS_THROW(kNotImplemented, "--level ", args.get("level"),
-             ": the graph optimizer is not built yet; only --level disabled is available");
+  ApplyOptimizerArgs(args, options);
 
   double rss_before = PeakRssMb();
   auto t0 = std::chrono::steady_clock::now();
@@ -78,18 +76,22 @@ int BenchCommand(int argc, char** argv) {
   for (const auto& p : session->Placement()) per_provider[p.provider]++;
 
   double create_ms = Ms(t1 - t0), first_ms = Ms(f1 - f0);
+  const OptimizerReport& report = session->optimizer_report();
   int threads = options.intra_op_num_threads;
   if (args.has("json")) {
-    std::printf("{\"model\": \"%s\", \"threads\": %d, \"runs\": %d, \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
+    std::printf("{\"model\": \"%s\", \"level\": \"%s\", \"nodes_before\": %zu, \"nodes_after\": %zu, \"threads\": %d, \"runs\": %d, \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
                 "\"min_ms\": %.3f, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"max_ms\": %.3f, \"peak_rss_mb\": %.1f, "
                 "\"rss_before_session_mb\": %.1f, \"nodes_per_provider\": {",
-                JsonEscape(path).c_str(), threads, runs, create_ms, first_ms, times.front(), pct(0.5), pct(0.9),
+                JsonEscape(path).c_str(), OptimizationLevelName(options.graph_optimization_level), report.nodes_before,
+                report.nodes_after, threads, runs, create_ms, first_ms, times.front(), pct(0.5), pct(0.9),
                 times.back(), PeakRssMb(), rss_before);
     size_t k = 0;
     for (const auto& [ep, n] : per_provider) std::printf("%s\"%s\": %d", k++ ? ", " : "", ep.c_str(), n);
     std::printf("}}\n");
   } else {
     std::printf("model            %s\n", path.c_str());
+    std::printf("optimizer        level %s, %zu -> %zu nodes\n", OptimizationLevelName(options.graph_optimization_level),
+                report.nodes_before, report.nodes_after);
     std::printf("threads          %s\n", threads == 0 ? "default (one per core)" : std::to_string(threads).c_str());
     std::printf("session create   %.2f ms\n", create_ms);
     std::printf("first run        %.2f ms\n", first_ms);

@@ -86,9 +86,9 @@ void CollectOps(const Graph& g, std::set<std::string>* ops) {
 }
 
 // Fills r as far as it gets; throws on error (r keeps what was found).
-void RunOneTest(const TestCase& test, const std::vector<std::string>& providers, double rtol, double atol,
-                double scaled_atol, TestResult& r) {
-  SessionOptions opts;
+void RunOneTest(const TestCase& test, const std::vector<std::string>& providers, const SessionOptions& base,
+                double rtol, double atol, double scaled_atol, TestResult& r) {
+  SessionOptions opts = base;
   opts.intra_op_num_threads = 1;
   Model model = LoadModelFromFile(test.path + "/model.onnx", opts.load_limits);
   std::set<std::string> ops;
@@ -221,13 +221,45 @@ std::string MissingOp(const std::string& message) {
   return "";
 }
 
+// Device drivers (OpenCL's worker threads, say) do not survive fork(): the
+// providers are tried in a throwaway child so this process, which forks one
+// child per test, never initializes them itself.
+void ProbeProvidersInChild(const std::vector<std::string>& providers) {
+  int fds[2];
+  if (pipe(fds) != 0) TS_THROW(kIoError, "pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) TS_THROW(kIoError, "fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    Status st = CatchStatus([&] { MakeProviders(providers); });
+    std::string msg = st.ok() ? "" : st.ToString();
+    ssize_t w = write(fds[1], msg.data(), msg.size());
+    (void)w;
+    close(fds[1]);
+    _exit(st.ok() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) msg.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    TS_THROW(kInvalidArgument, msg.empty() ? "probing the execution providers crashed" : msg);
+}
+
 }  // namespace
 
 int ConformanceCommand(int argc, char** argv) {
   Args args = ParseArgs(argc, argv, 2, {"verbose", "quiet"});
   if (args.positional.empty()) TS_THROW(kInvalidArgument, "give at least one test folder");
   std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
-  MakeProviders(providers);  // fail early on an unknown provider
+  ProbeProvidersInChild(providers);  // fail early on an unknown or unavailable provider
+  SessionOptions base;         // --level / --disable: the graph optimizer's settings
+  ApplyOptimizerArgs(args, base);
+  base.validate_optimizer_passes = true;  // a pass that breaks a graph fails the test, naming the pass
   std::vector<TestCase> tests = CollectTests(args.positional, args.get("filter"));
   auto skips = ReadSkipList(args.get("skip"));
   auto tolerances = ReadTolerances(args.get("tolerances"));
@@ -265,7 +297,7 @@ int ConformanceCommand(int argc, char** argv) {
         auto tol = tolerances.find(tests[i].name);
         double test_rtol = tol == tolerances.end() ? rtol : tol->second.first;
         double test_atol = tol == tolerances.end() ? atol : tol->second.second;
-        Status st = CatchStatus([&] { RunOneTest(tests[i], providers, test_rtol, test_atol, scaled_atol, r); });
+        Status st = CatchStatus([&] { RunOneTest(tests[i], providers, base, test_rtol, test_atol, scaled_atol, r); });
         if (!st.ok()) {
           r.status = "error";
           r.message = st.ToString();

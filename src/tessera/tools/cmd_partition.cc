@@ -1,6 +1,7 @@
 // `tessera partition MODEL --providers LIST [--json] [--compare A B]`: where
 // each node would run, the partitions, every copy between memory spaces and
 // its bytes per run — without running the model.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -54,6 +55,16 @@ std::string Verdict(const Plan& plan) {
   }
   os << "; " << plan.partitions.size() << " partition(s), " << plan.copies.size() << " copies, ~"
      << static_cast<double>(bytes) / 1e6 << " MB per run" << (symbolic ? " plus symbolic sizes" : "");
+  int64_t flops = 0, cpu_flops = 0;
+  bool unknown = false;
+  for (const auto& n : plan.nodes) {
+    if (n.flops < 0) unknown = true;
+    flops += std::max<int64_t>(0, n.flops);
+    if (n.provider == "cpu") cpu_flops += std::max<int64_t>(0, n.flops);
+  }
+  if (per.size() > 1 && flops > 0)
+    os << "; cpu runs " << static_cast<int>(100.0 * static_cast<double>(cpu_flops) / static_cast<double>(flops) + 0.5)
+       << "% of ~" << static_cast<double>(flops) / 1e9 << " GFLOP" << (unknown ? " (some shapes dynamic)" : "");
   return os.str();
 }
 
@@ -82,9 +93,9 @@ void PrintJson(const Plan& plan, const std::string& model, const std::vector<std
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const auto& n = plan.nodes[i];
     std::printf("    {\"name\": \"%s\", \"op_type\": \"%s\", \"domain\": \"%s\", \"provider\": \"%s\", \"partition\": %zu, "
-                "\"declined\": [",
+                "\"flops\": %lld, \"declined\": [",
                 JsonEscape(n.node).c_str(), JsonEscape(n.op_type).c_str(), JsonEscape(n.domain).c_str(),
-                JsonEscape(n.provider).c_str(), static_cast<size_t>(n.partition));
+                JsonEscape(n.provider).c_str(), static_cast<size_t>(n.partition), static_cast<long long>(n.flops));
     for (size_t d = 0; d < n.declined.size(); ++d) std::printf("%s\"%s\"", d ? ", " : "", JsonEscape(n.declined[d]).c_str());
     std::printf("]}%s\n", i + 1 < plan.nodes.size() ? "," : "");
   }

@@ -38,6 +38,7 @@ int RunCommand(int argc, char** argv) {
   SessionOptions options;
   options.intra_op_num_threads = args.get_int("threads", 0);
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
+  ApplyOptimizerArgs(args, options);
   if (args.has("profile")) {
     options.enable_profiling = true;
     options.profile_file_prefix = args.get("profile");

@@ -12,20 +12,23 @@ void PrintUsage() {
       "usage: tessera <command> [options]\n\n"
       "commands:\n"
       "  run [MODEL] [--input NAME=FILE.pb|FILE.npy ...] [--providers LIST] [--threads N] [--runs R]\n"
-      "        [--profile PREFIX] [--verbose] [--summary]\n"
+      "        [--profile PREFIX] [--level L] [--disable PASS,...] [--verbose] [--summary]\n"
       "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
-      "        [--timeout SEC] [--expected FILE] [--skip FILE] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K] [--verbose]\n"
+      "        [--timeout SEC] [--expected FILE] [--skip FILE] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K]\n"
+      "        [--level L] [--disable PASS,...] [--verbose]\n"
       "        run ONNX backend test folders and compare outputs with the expected ones\n"
-      "  validate MODEL --reference DIR|FILE.npz [--rtol R] [--atol A] [--providers LIST] [--json]\n"
+      "  validate MODEL --reference DIR|FILE.npz [--rtol R] [--atol A] [--providers LIST] [--level L] [--json]\n"
       "        run a model on reference inputs (ONNX test folders, input_i/output_i .pb/.npy, or numpy.savez\n"
       "        archives named by input/output) and compare with the reference outputs; exit 1 on a mismatch\n"
       "  ops [--providers LIST] [--json]\n"
       "        list the kernel tables: domain, op, opset range, element types\n"
-      "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--json]\n"
+      "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--level L] [--json]\n"
       "        session creation, first-run and steady-state latency, peak RSS\n"
-      "  partition MODEL [--providers LIST] [--json] | partition MODEL --compare LIST_A LIST_B\n"
+      "  partition MODEL [--providers LIST] [--level L] [--json] | partition MODEL --compare LIST_A LIST_B\n"
       "        where each node would run, partitions and copies, without running the model\n"
+      "  optimize IN.onnx OUT.onnx [--level L] [--disable PASS,...] [--providers LIST] [--stats] [--verbose]\n"
+      "        run the graph optimizer and write the optimized model (see docs/optimizer.md)\n"
       "  profile TRACE.json\n"
       "        summarize a profile: time by op type and provider, copies, slowest nodes\n");
 }
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
     if (cmd == "bench") return tessera::cli::BenchCommand(argc, argv);
     if (cmd == "partition") return tessera::cli::PartitionCommand(argc, argv);
     if (cmd == "validate") return tessera::cli::ValidateCommand(argc, argv);
+    if (cmd == "optimize") return tessera::cli::OptimizeCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

@@ -438,6 +438,10 @@ struct SessionConfig {
   int intra_op_num_threads = 0;
   bool enable_profiling = false;
   std::string profile_file_prefix = "tessera_profile";
+  // onnxruntime's GraphOptimizationLevel values: 0, 1, 2, 3 or 99 (= all).
+  int graph_optimization_level = 99;
+  std::vector<std::string> disabled_optimizers;
+  std::string optimized_model_filepath;
 };
 
 class PySession {
@@ -448,6 +452,9 @@ class PySession {
     options_.intra_op_num_threads = config.intra_op_num_threads;
     options_.enable_profiling = config.enable_profiling;
     options_.profile_file_prefix = config.profile_file_prefix;
+    options_.graph_optimization_level = ParseOptimizationLevel(std::to_string(config.graph_optimization_level));
+    options_.disabled_optimizers = config.disabled_optimizers;
+    options_.optimized_model_filepath = config.optimized_model_filepath;
     if (py::isinstance<py::bytes>(source)) {
       std::string_view bytes = source.cast<std::string_view>();
       py::gil_scoped_release release;
@@ -535,11 +542,13 @@ class PySession {
     return s->EndProfiling();
   }
 
+  // Writes the session's (optimized) model.
   void SaveModel(const std::string& path) const {
+    auto s = session();
     std::string bytes;
     {
       py::gil_scoped_release release;
-      bytes = SerializeModel(*model_);
+      bytes = SerializeModel(s->model());
     }
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     if (!f) throw Error(StatusCode::kIoError, "cannot write optimized model to '" + path + "'");
@@ -646,7 +655,10 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("log_id", &SessionConfig::log_id)
       .def_readwrite("intra_op_num_threads", &SessionConfig::intra_op_num_threads)
       .def_readwrite("enable_profiling", &SessionConfig::enable_profiling)
-      .def_readwrite("profile_file_prefix", &SessionConfig::profile_file_prefix);
+      .def_readwrite("profile_file_prefix", &SessionConfig::profile_file_prefix)
+      .def_readwrite("graph_optimization_level", &SessionConfig::graph_optimization_level)
+      .def_readwrite("disabled_optimizers", &SessionConfig::disabled_optimizers)
+      .def_readwrite("optimized_model_filepath", &SessionConfig::optimized_model_filepath);
 
   py::class_<PySession>(m, "Session")
       .def(py::init<const py::object&, const SessionConfig&, const std::vector<std::string>&>(), py::arg("source"),

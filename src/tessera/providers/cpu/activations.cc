@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/providers/cpu/activation_impl.h"
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
@@ -18,14 +19,6 @@ using elementwise::AddRows;
 using elementwise::BinaryLoop;
 using elementwise::UnaryLoop;
 namespace ts = elementwise::ts;
-
-// Numerically stable logistic function.
-template <typename C>
-inline C Logistic(C x) {
-  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-  C e = std::exp(x);
-  return e / (C(1) + e);
-}
 
 // log(1 + exp(x)) without overflow.
 template <typename C>
@@ -121,12 +114,7 @@ struct GeluF {
   }
   template <typename C>
   C operator()(C x) const {
-    if (tanh_approx) {
-      constexpr C kSqrt2OverPi = static_cast<C>(0.79788456080286535587989211986876);
-      return C(0.5) * x * (C(1) + std::tanh(kSqrt2OverPi * (x + static_cast<C>(0.044715) * x * x * x)));
-    }
-    constexpr C kInvSqrt2 = static_cast<C>(0.70710678118654752440084436210485);
-    return C(0.5) * x * (C(1) + std::erf(x * kInvSqrt2));
+    return tanh_approx ? GeluTanh(x) : GeluErf(x);
   }
 };
 struct MishF {
@@ -165,7 +153,7 @@ class Relu final : public OpKernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       UnaryLoop<T, T>(x, y, ctx.thread_pool(), [](const T& v) {
         C c = Load(v);
         return StoreAs<T>(c < C(0) ? C(0) : c);
@@ -196,7 +184,7 @@ class Shrink final : public OpKernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       if constexpr (std::is_floating_point_v<C>) {
         C bias = static_cast<C>(bias_), lambd = static_cast<C>(lambd_);
         UnaryLoop<T, T>(x, y, ctx.thread_pool(), [bias, lambd](const T& v) {
@@ -241,7 +229,7 @@ class PRelu final : public OpKernel {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       BinaryLoop<T, T, T>(x, sv, y, ctx.thread_pool(), [](const T& a, const T& s) {
         C c = Load(a);
         if constexpr (std::is_integral_v<C>) {

@@ -360,7 +360,7 @@ class RotaryEmbedding final : public OpKernel {
  private:
   template <typename T>
   void Run(KernelContext& ctx) const {
-    using C = typename Compute<T>::type;
+    using C = typename cpu::Compute<T>::type;
     const Tensor& x = ctx.input(0);
     const Tensor& cosc = ctx.input(1);
     const Tensor& sinc = ctx.input(2);

@@ -73,7 +73,7 @@ class SwiGLU final : public OpKernel {
                ShapeToString(b.shape()));
     Tensor& y = ctx.allocate_output(0, a.dtype(), a.shape());
     DispatchFloat(a.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const T* ap = a.data<T>();
       const T* bp = b.data<T>();
       T* yp = y.data<T>();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/ir/float_formats.h"
+#include "tessera/providers/cpu/conv_impl.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
@@ -347,9 +348,29 @@ void DirectChannel2D(const ConvGeom& g, const F* x, const F* w, F* y) {
   }
 }
 
-// y[n, m, out...] = sum conv(x, w) + bias; all buffers contiguous NC(D...).
+// Adds the bias and runs the epilogue on each output channel row, one pass
+// over the output; rows are disjoint, so they split across threads.
 template <typename F>
-void ConvForward(ConvGeom g, const F* x, const F* w, const F* bias, F* y, ThreadPool* pool) {
+void BiasAndEpilogue(const ConvGeom& g, int64_t out_size, const F* bias, const Epilogue* post, F* y,
+                     ThreadPool* pool) {
+  if (!bias && !post) return;
+  ParallelFor(pool, g.n * g.m, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size, 1)),
+              [&](int64_t r0, int64_t r1) {
+                for (int64_t r = r0; r < r1; ++r) {
+                  F* ym = y + r * out_size;
+                  if (bias) {
+                    F bv = bias[r % g.m];
+                    for (int64_t j = 0; j < out_size; ++j) ym[j] += bv;
+                  }
+                  if (post) post->Apply(ym, out_size);
+                }
+              });
+}
+
+// y[n, m, out...] = post(sum conv(x, w) + bias); all buffers contiguous NC(D...).
+template <typename F>
+void ConvForward(ConvGeom g, const F* x, const F* w, const F* bias, F* y, ThreadPool* pool,
+                 const Epilogue* post = nullptr) {
   PromoteTo2D(g);
   int64_t cg = g.c / g.group, mg = g.m / g.group, ksize = g.k_size();
   int64_t in_size = g.in_size(), out_size = g.out_size(), rows = cg * ksize;
@@ -387,18 +408,12 @@ void ConvForward(ConvGeom g, const F* x, const F* w, const F* bias, F* y, Thread
         }
       }
   }
-  if (bias) {
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t m = 0; m < g.m; ++m) {
-        F* ym = y + (n * g.m + m) * out_size;
-        F bv = bias[m];
-        for (int64_t j = 0; j < out_size; ++j) ym[j] += bv;
-      }
-  }
+  BiasAndEpilogue(g, out_size, bias, post, y, pool);
 }
 
 template <typename F>
-void ConvTransposeForward(ConvGeom g, const F* x, const F* w, const F* bias, F* y, ThreadPool* pool) {
+void ConvTransposeForward(ConvGeom g, const F* x, const F* w, const F* bias, F* y, ThreadPool* pool,
+                          const Epilogue* post = nullptr) {
   PromoteTo2D(g);
   int64_t cg = g.c / g.group, mg = g.m / g.group, ksize = g.k_size();
   int64_t in_size = g.in_size(), out_size = g.out_size(), rows = mg * ksize;
@@ -424,13 +439,7 @@ void ConvTransposeForward(ConvGeom g, const F* x, const F* w, const F* bias, F* 
         }
       }
   }
-  if (bias) {
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t m = 0; m < g.m; ++m) {
-        F* ym = y + (n * g.m + m) * out_size;
-        for (int64_t j = 0; j < out_size; ++j) ym[j] += bias[m];
-      }
-  }
+  BiasAndEpilogue(g, out_size, bias, post, y, pool);
 }
 
 
@@ -576,7 +585,8 @@ void WithFloatBuffers(KernelContext& ctx, const Tensor& x, const Tensor& w, cons
 
 class Conv final : public OpKernel {
  public:
-  explicit Conv(const KernelInfo& info) : a_(ParseConvAttrs(info, false)) {}
+  explicit Conv(const KernelInfo& info, std::shared_ptr<const Epilogue> post = nullptr)
+      : a_(ParseConvAttrs(info, false)), post_(std::move(post)) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
@@ -589,17 +599,19 @@ class Conv final : public OpKernel {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), OutputShape(g));
     WithFloatBuffers(ctx, x, w, b, y, [&](const auto* xp, const auto* wp, const auto* bp, auto* yp) {
-      ConvForward(g, xp, wp, bp, yp, ctx.thread_pool());
+      ConvForward(g, xp, wp, bp, yp, ctx.thread_pool(), post_.get());
     });
   }
 
  private:
   ConvAttrs a_;
+  std::shared_ptr<const Epilogue> post_;
 };
 
 class ConvTranspose final : public OpKernel {
  public:
-  explicit ConvTranspose(const KernelInfo& info) : a_(ParseConvAttrs(info, true)) {}
+  explicit ConvTranspose(const KernelInfo& info, std::shared_ptr<const Epilogue> post = nullptr)
+      : a_(ParseConvAttrs(info, true)), post_(std::move(post)) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
@@ -612,12 +624,13 @@ class ConvTranspose final : public OpKernel {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), OutputShape(g));
     WithFloatBuffers(ctx, x, w, b, y, [&](const auto* xp, const auto* wp, const auto* bp, auto* yp) {
-      ConvTransposeForward(g, xp, wp, bp, yp, ctx.thread_pool());
+      ConvTransposeForward(g, xp, wp, bp, yp, ctx.thread_pool(), post_.get());
     });
   }
 
  private:
   ConvAttrs a_;
+  std::shared_ptr<const Epilogue> post_;
 };
 
 class DeformConv final : public OpKernel {
@@ -799,8 +812,11 @@ class QLinearConv final : public OpKernel {
     int64_t out_size = g.out_size();
     for (int64_t i = 0; i < y.numel(); ++i) {
       int64_t m = out_size > 0 ? (i / out_size) % g.m : 0;
-      double q = std::nearbyint(acc[static_cast<size_t>(i)] * xs * ws[static_cast<size_t>(m)] / ys) + zy;
-      q = std::clamp(q, lo, hi);
+      double q = std::nearbyint(acc[static_cast<size_t>(i)] * xs * ws[static_cast<size_t>(m)] / ys);
+      // NaN (a NaN or zero scale) quantizes to the zero point, as in
+      // QuantizeLinear; casting NaN to an integer is undefined.
+      if (std::isnan(q)) q = 0;
+      q = std::clamp(q + zy, lo, hi);
       if (yt == DataType::kInt8) y.data<int8_t>()[i] = static_cast<int8_t>(q);
       else y.data<uint8_t>()[i] = static_cast<uint8_t>(q);
     }
@@ -877,6 +893,12 @@ class CausalConvWithState final : public OpKernel {
 };
 
 }  // namespace
+
+std::unique_ptr<OpKernel> MakeConvKernel(const KernelInfo& info, bool transpose,
+                                         std::shared_ptr<const Epilogue> epilogue) {
+  if (transpose) return std::make_unique<ConvTranspose>(info, std::move(epilogue));
+  return std::make_unique<Conv>(info, std::move(epilogue));
+}
 
 std::vector<KernelRow> ConvKernels() {
   std::vector<DataType> f3 = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};

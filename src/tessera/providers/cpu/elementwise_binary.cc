@@ -214,9 +214,9 @@ class Pow final : public OpKernel {
     Tensor& out = ctx.allocate_output(0, a.dtype(), shape);
     ThreadPool* pool = ctx.thread_pool();
     auto with_base = [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       DispatchNumeric(bv.dtype(), ctx, [&]<typename E>() {
-        using CE = typename Compute<E>::type;
+        using CE = typename cpu::Compute<E>::type;
         if constexpr (std::is_floating_point_v<C>) {
           // x^2 is exact as x*x; the common case from exported models.
           if constexpr (std::is_same_v<T, E>) {
@@ -278,7 +278,7 @@ class Variadic final : public OpKernel {
     Tensor& out = ctx.allocate_output(0, ins[0]->dtype(), shape);
     ThreadPool* pool = ctx.thread_pool();
     DispatchNumeric(ins[0]->dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       C* acc;
       Tensor tmp;
       size_t first = 0;
@@ -324,7 +324,7 @@ class ClipAttr final : public OpKernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       C lo = static_cast<C>(lo_), hi = static_cast<C>(hi_);
       UnaryLoop<T, T>(x, y, ctx.thread_pool(), [lo, hi](const T& v) {
         C c = Load(v);
@@ -356,7 +356,7 @@ class ClipInput final : public OpKernel {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       C lo, hi;
       if constexpr (std::is_floating_point_v<C>) {
         lo = -std::numeric_limits<C>::infinity();

@@ -37,5 +37,6 @@ std::vector<KernelRow> TrainingKernels();           // training.cc
 std::vector<KernelRow> ImageKernels();              // image_decoder.cc
 std::vector<KernelRow> LinearAlgebraKernels();      // linear_algebra.cc
 std::vector<KernelRow> AttentionVariantKernels();   // attention_variants.cc
+std::vector<KernelRow> FusedKernels();              // fused.cc, fused_attention.cc (optimizer output)
 
 }  // namespace tessera::cpu

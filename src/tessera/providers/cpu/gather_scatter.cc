@@ -230,7 +230,7 @@ ScatterReduction ParseScatterReduction(const KernelInfo& info, bool allow_add_mu
 
 template <typename T>
 inline void Combine(T& dst, const T& src, ScatterReduction r) {
-  using C = typename Compute<T>::type;
+  using C = typename cpu::Compute<T>::type;
   C a = Load(dst), b = Load(src);
   C v;
   switch (r) {
@@ -563,7 +563,7 @@ class TopK final : public OpKernel {
     int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
     bool largest = largest_;
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const T* xp = x.data<T>();
       T* vp = values.data<T>();
       int64_t* ip = indices.data<int64_t>();
@@ -632,7 +632,7 @@ class Cumulative final : public OpKernel {
     bool excl = exclusive_, rev = reverse_;
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
       // Integers accumulate in wrapping uint64 arithmetic (no signed overflow UB).
-      using A = std::conditional_t<std::is_integral_v<T>, uint64_t, typename Compute<T>::type>;
+      using A = std::conditional_t<std::is_integral_v<T>, uint64_t, typename cpu::Compute<T>::type>;
       const T* xp = x.data<T>();
       T* yp = y.data<T>();
       auto load = [](const T& v) -> A {

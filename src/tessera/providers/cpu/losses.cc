@@ -76,14 +76,14 @@ void NllCore(KernelContext& ctx, const LossGeometry& g, const Tensor& target, co
   if (reduction == LossReduction::kNone) {
     Tensor& out = ctx.allocate_output(0, DataTypeOf<T>::value, g.loss_shape);
     T* o = out.data<T>();
-    for (int64_t i = 0; i < count; ++i) o[i] = StoreAs<T>(static_cast<typename Compute<T>::type>(loss[i]));
+    for (int64_t i = 0; i < count; ++i) o[i] = StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(loss[i]));
     return;
   }
   double sum = 0;
   for (double v : loss) sum += v;
   double result = reduction == LossReduction::kSum ? sum : sum / weight_sum;
   Tensor& out = ctx.allocate_output(0, DataTypeOf<T>::value, {});
-  out.data<T>()[0] = StoreAs<T>(static_cast<typename Compute<T>::type>(result));
+  out.data<T>()[0] = StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(result));
 }
 
 class NegativeLogLikelihoodLoss final : public OpKernel {
@@ -142,7 +142,7 @@ class SoftmaxCrossEntropyLoss final : public OpKernel {
       if (ctx.output_requested(1)) {
         Tensor& out = ctx.allocate_output(1, scores.dtype(), scores.shape());
         T* o = out.data<T>();
-        for (size_t i = 0; i < lp.size(); ++i) o[i] = StoreAs<T>(static_cast<typename Compute<T>::type>(lp[i]));
+        for (size_t i = 0; i < lp.size(); ++i) o[i] = StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(lp[i]));
       }
     });
   }

@@ -10,20 +10,11 @@
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
+#include "tessera/providers/cpu/matmul_impl.h"
 
 namespace tessera::cpu {
 
-namespace {
-
 // ---- numpy matmul shape logic -------------------------------------------------
-
-struct MatMulPlan {
-  Shape out_shape;
-  int64_t m = 0, n = 0, k = 0;
-  int64_t a_batches = 1, b_batches = 1;      // batch counts of the operands themselves
-  std::vector<int64_t> a_index, b_index;     // per output batch: operand batch index
-  bool fold_a_batch = false;                 // b has one batch, a's batches are the output's
-};
 
 MatMulPlan PlanMatMul(const Shape& as, const Shape& bs, const KernelContext& ctx) {
   if (as.empty() || bs.empty())
@@ -72,6 +63,8 @@ MatMulPlan PlanMatMul(const Shape& as, const Shape& bs, const KernelContext& ctx
   return p;
 }
 
+namespace {
+
 // Runs C[batch] = A[a_index] * B[b_index] for a plan on contiguous buffers.
 template <typename C>
 void RunMatMulPlan(const MatMulPlan& p, const C* a, const C* b, C* out) {
@@ -87,7 +80,7 @@ void RunMatMulPlan(const MatMulPlan& p, const C* a, const C* b, C* out) {
   }
 }
 
-template <typename T, typename C = typename Compute<T>::type>
+template <typename T, typename C = typename cpu::Compute<T>::type>
 std::vector<C> ToComputeVector(const Tensor& t) {
   const T* src = t.data<T>();
   std::vector<C> v(static_cast<size_t>(t.numel()));
@@ -128,8 +121,9 @@ class MatMul final : public OpKernel {
 
 class Gemm final : public OpKernel {
  public:
-  explicit Gemm(const KernelInfo& info)
-      : trans_a_(info.attr_int("transA", 0) != 0),
+  explicit Gemm(const KernelInfo& info, std::shared_ptr<const Epilogue> post = nullptr)
+      : post_(std::move(post)),
+        trans_a_(info.attr_int("transA", 0) != 0),
         trans_b_(info.attr_int("transB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.0f)),
         beta_(info.attr_float("beta", 1.0f)) {}
@@ -196,6 +190,11 @@ class Gemm final : public OpKernel {
           GemmF32(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b.dim(1), use_c ? 1.0f : 0.0f, yp, n);
         else
           GemmF64(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b.dim(1), use_c ? 1.0 : 0.0, yp, n);
+        if (post_)
+          ParallelFor(ctx.thread_pool(), m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)),
+                      [&](int64_t r0, int64_t r1) {
+                        for (int64_t r = r0; r < r1; ++r) post_->Apply(yp + r * n, n);
+                      });
         if constexpr (!std::is_same_v<T, F>) {
           T* yo = y.data<T>();
           for (int64_t i = 0; i < m * n; ++i) yo[i] = StoreAs<T>(yp[i]);
@@ -221,6 +220,7 @@ class Gemm final : public OpKernel {
   }
 
  private:
+  std::shared_ptr<const Epilogue> post_;
   bool trans_a_, trans_b_;
   float alpha_, beta_;
 };
@@ -345,12 +345,14 @@ class MatMulInteger final : public OpKernel {
 inline void StoreQuant(DataType t, void* data, int64_t i, double scaled, double zero_point) {
   switch (t) {
     case DataType::kInt8: {
-      double q = std::nearbyint(scaled) + zero_point;
+      double q = std::nearbyint(scaled);
+      q = (std::isnan(q) ? 0.0 : q) + zero_point;  // NaN -> zero point, as in QuantizeLinear
       static_cast<int8_t*>(data)[i] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
       return;
     }
     case DataType::kUInt8: {
-      double q = std::nearbyint(scaled) + zero_point;
+      double q = std::nearbyint(scaled);
+      q = (std::isnan(q) ? 0.0 : q) + zero_point;  // NaN -> zero point, as in QuantizeLinear
       static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
       return;
     }
@@ -650,7 +652,7 @@ class Einsum final : public OpKernel {
     for (size_t i = 1; i < inputs_.size(); ++i)
       if (ctx.input(i).dtype() != dt) ctx.Fail("einsum inputs have different element types");
     DispatchNumeric(dt, ctx, [&]<typename T>() {
-      using C = std::conditional_t<std::is_integral_v<T>, T, typename Compute<T>::type>;
+      using C = std::conditional_t<std::is_integral_v<T>, T, typename cpu::Compute<T>::type>;
       Run<T, C>(ctx);
     });
   }
@@ -761,6 +763,10 @@ class Einsum final : public OpKernel {
 };
 
 }  // namespace
+
+std::unique_ptr<OpKernel> MakeGemmKernel(const KernelInfo& info, std::shared_ptr<const Epilogue> epilogue) {
+  return std::make_unique<Gemm>(info, std::move(epilogue));
+}
 
 std::vector<KernelRow> MatMulKernels() {
   std::vector<DataType> mm_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt32,

@@ -295,7 +295,7 @@ class Binarizer final : public OpKernel {
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
       const T* in = x.data<T>();
       T* out = y.data<T>();
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       for (int64_t i = 0; i < x.numel(); ++i) {
         double v = static_cast<double>(Load(in[i]));
         out[i] = StoreAs<T>(static_cast<C>(v > threshold_ ? 1 : 0));
@@ -411,7 +411,7 @@ class Imputer final : public OpKernel {
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
       const T* in = x.data<T>();
       T* out = y.data<T>();
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       for (int64_t i = 0; i < x.numel(); ++i) {
         size_t j = nimp == 1 ? 0 : static_cast<size_t>(i % f);
         if (is_float) {

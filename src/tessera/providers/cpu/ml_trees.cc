@@ -338,7 +338,7 @@ class TreeEnsemble final : public OpKernel {
       T* out = y.data<T>();
       m_.Run(x, ctx, &rows, [&](int64_t r, double* s, const char*) {
         ApplyPostTransform(post_, s, nt);
-        for (int64_t t = 0; t < nt; ++t) out[r * nt + t] = StoreAs<T>(static_cast<typename Compute<T>::type>(s[t]));
+        for (int64_t t = 0; t < nt; ++t) out[r * nt + t] = StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(s[t]));
       });
     });
   }

@@ -6,6 +6,7 @@
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/normalization_impl.h"
 
 namespace tessera::cpu {
 namespace {
@@ -25,7 +26,7 @@ std::vector<double> ReadParam(const Tensor& t, const KernelContext& ctx, const c
 void WriteDoubles(Tensor& t, const std::vector<double>& v, const KernelContext& ctx) {
   DispatchFloat(t.dtype(), ctx, [&]<typename T>() {
     T* d = t.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) d[i] = StoreAs<T>(static_cast<typename Compute<T>::type>(v[i]));
+    for (size_t i = 0; i < v.size(); ++i) d[i] = StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(v[i]));
   });
 }
 
@@ -176,7 +177,7 @@ class BatchNormalization final : public OpKernel {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), N * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(S, 1)),
@@ -322,11 +323,11 @@ class LayerNormalization final : public OpKernel {
                         }
                         if (has_b) {
                           for (int64_t j = 0; j < D; ++j)
-                            yp[j] = StoreAs<Y>(static_cast<typename Compute<Y>::type>(
+                            yp[j] = StoreAs<Y>(static_cast<typename cpu::Compute<Y>::type>(
                                 (static_cast<double>(Load(xp[j])) - mean) * inv * sp[j] + bp[j]));
                         } else {
                           for (int64_t j = 0; j < D; ++j)
-                            yp[j] = StoreAs<Y>(static_cast<typename Compute<Y>::type>(
+                            yp[j] = StoreAs<Y>(static_cast<typename cpu::Compute<Y>::type>(
                                 (static_cast<double>(Load(xp[j])) - mean) * inv * sp[j]));
                         }
                       }
@@ -368,7 +369,7 @@ void GroupNorm(KernelContext& ctx, const Tensor& x, int64_t groups, bool per_gro
     ctx.Fail("scale and bias must have ", want, " elements, got ", scale.size(), " and ", bias.size());
   Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
   DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-    using CT = typename Compute<T>::type;
+    using CT = typename cpu::Compute<T>::type;
     const T* xd = x.data<T>();
     T* yd = y.data<T>();
     int64_t gs = cpg * S;
@@ -446,7 +447,7 @@ class LRN final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     int64_t lo_off = (size_ - 1) / 2, hi_off = size_ - 1 - lo_off;
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), N * C, 1, [&](int64_t lo, int64_t hi) {
@@ -490,7 +491,7 @@ class LpNormalization final : public OpKernel {
     int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), outer * inner, 64, [&](int64_t lo, int64_t hi) {
@@ -557,7 +558,7 @@ class MeanVarianceNormalization final : public OpKernel {
       }
     }
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       // Two passes (mean, then centered squares) for numerical stability.
@@ -582,6 +583,10 @@ class MeanVarianceNormalization final : public OpKernel {
 };
 
 }  // namespace
+
+std::unique_ptr<OpKernel> MakeLayerNormKernel(const KernelInfo& info, bool rms) {
+  return std::make_unique<LayerNormalization>(info, rms);
+}
 
 std::vector<KernelRow> NormalizationKernels() {
   return {

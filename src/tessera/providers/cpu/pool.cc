@@ -272,7 +272,7 @@ class MaxPool final : public OpKernel {
     for (size_t d = 1; d < g.rank; ++d) cstrides[d] = cstrides[d - 1] * g.in[d - 1];
     const std::vector<int64_t>& istr = storage_order_ ? cstrides : strides;
     DispatchPoolType(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
@@ -336,7 +336,7 @@ class AveragePool final : public OpKernel {
     int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
     std::vector<int64_t> strides = StridesOf(g.in);
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
@@ -396,7 +396,7 @@ class LpPool final : public OpKernel {
     int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
     std::vector<int64_t> strides = StridesOf(g.in);
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
@@ -440,7 +440,7 @@ class GlobalPool final : public OpKernel {
     int64_t plane = SizeFromDim(x.shape(), 2);
     if (kind_ == GlobalKind::kMax && plane == 0 && planes > 0) ctx.Fail("GlobalMaxPool over an empty spatial extent");
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)),
@@ -596,7 +596,7 @@ class MaxRoiPool final : public OpKernel {
     int64_t PH = pooled_[0], PW = pooled_[1];
     Tensor& y = ctx.allocate_output(0, x.dtype(), {R, C, PH, PW});
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       const T* rd = rois.data<T>();
       T* yd = y.data<T>();

@@ -367,7 +367,7 @@ class ArgReduce final : public OpKernel {
       int64_t* yp = y.data<int64_t>();
       int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, n * inner));
       ParallelFor(ctx.thread_pool(), outer, grain, [&](int64_t b, int64_t e) {
-        using C = typename Compute<T>::type;
+        using C = typename cpu::Compute<T>::type;
         std::vector<C> best(static_cast<size_t>(inner));
         for (int64_t o = b; o < e; ++o) {
           const T* xb = xp + o * n * inner;

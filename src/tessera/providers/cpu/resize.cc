@@ -40,7 +40,7 @@ T CastResult(double v) {
     if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
     return static_cast<T>(v);
   } else {
-    return StoreAs<T>(static_cast<typename Compute<T>::type>(v));
+    return StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(v));
   }
 }
 
@@ -535,7 +535,7 @@ class GridSample final : public OpKernel {
     });
     size_t taps = mode_ == InterpMode::kNearest ? 1 : mode_ == InterpMode::kLinear ? 2 : 4;
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), N * out_plane, 64, [&](int64_t lo, int64_t hi) {
@@ -668,7 +668,7 @@ class AffineGrid final : public OpKernel {
     };
     int64_t pts = SizeFromDim(sp, 0);
     DispatchFloat(theta.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* th = theta.data<T>();
       T* yd = y.data<T>();
       std::vector<int64_t> idx(static_cast<size_t>(r));
@@ -741,7 +741,7 @@ class RoiAlign final : public OpKernel {
         ctx.Fail("roi coordinate ", rv[static_cast<size_t>(i)], " is not a finite value of reasonable size");
     }
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), R, 1, [&](int64_t lo, int64_t hi) {
@@ -869,7 +869,7 @@ class Col2Im final : public OpKernel {
     int64_t plane = SizeFromDim(os, 2);
     std::vector<int64_t> istr = StridesOf(Shape(img.begin(), img.end()));
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      using CT = typename Compute<T>::type;
+      using CT = typename cpu::Compute<T>::type;
       const T* xd = x.data<T>();
       T* yd = y.data<T>();
       ParallelFor(ctx.thread_pool(), N * C, 1, [&](int64_t lo, int64_t hi) {

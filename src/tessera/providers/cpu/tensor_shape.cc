@@ -372,7 +372,7 @@ class Range final : public OpKernel {
       return;
     }
     DispatchFloat(dt, ctx, [&]<typename T>() {
-      using C = typename Compute<T>::type;
+      using C = typename cpu::Compute<T>::type;
       const C s = Load(ts.data<T>()[0]);
       const C l = Load(tl.data<T>()[0]);
       const C d = Load(td.data<T>()[0]);

@@ -1,0 +1,23 @@
+#include "tessera/optimizer/fusion_passes.h"
+
+namespace tessera {
+
+void AppendFusionPasses(std::vector<std::unique_ptr<GraphPass>>& passes) {
+  // Folds into standard ops first (BN into Conv, bias into Conv/Gemm), then
+  // the pattern fusions that need plain MatMul/Softmax chains (attention
+  // before the Transpose folding that would rewrite its MatMuls), and the
+  // activation fusion last so it sees the Gelu nodes the Gelu fusion made.
+  passes.push_back(MakeQdqPairRemoval());
+  passes.push_back(MakeConvBnFold());
+  passes.push_back(MakeConvBiasFusion());
+  passes.push_back(MakeGeluFusion());
+  passes.push_back(MakeLayerNormFusion());
+  passes.push_back(MakeRmsNormFusion());
+  passes.push_back(MakeSkipLayerNormFusion());
+  passes.push_back(MakeAttentionFusion());
+  passes.push_back(MakeMatMulBiasFusion());
+  passes.push_back(MakeTransposeMatMulFusion());
+  passes.push_back(MakeActivationFusion());
+}
+
+}  // namespace tessera
