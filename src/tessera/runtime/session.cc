@@ -98,10 +98,17 @@ OptimizerReport Session::OptimizeModel(Model& model, const SessionOptions& optio
     if (p->name() == "cpu") ctx.cpu_kernels = &p->kernels();
   // The provider a node will most likely run on: the first that claims it
   // (the same rule AssignNodes applies when the graph is compiled).
-  ctx.provider_of = [&providers, &model](const Node& node) -> std::string {
+  // Device providers decide on element types and shapes, so they are asked
+  // with the types inferred on the graph as loaded (values a pass creates
+  // later are unknown to them, which keeps such nodes on the CPU's side).
+  std::shared_ptr<GraphTypes> types;
+  if (providers.size() > 1 && model.graph)
+    types = std::make_shared<GraphTypes>(
+        InferGraphTypes(*model.graph, [&model](const std::string& d) { return model.OpsetFor(d); }));
+  ctx.provider_of = [&providers, &model, types](const Node& node) -> std::string {
     int64_t opset = model.OpsetFor(node.domain);
     for (const auto& p : providers)
-      if (p->Capability(node, opset).claimed()) return p->name();
+      if (p->Capability(NodeQuery{node, opset, types.get()}).claimed()) return p->name();
     return "";
   };
   ctx.logger = &logger;

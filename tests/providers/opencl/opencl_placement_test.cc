@@ -123,7 +123,9 @@ TEST(OpenClPlacement, LogProfileReportAndApiAgree) {
     std::smatch m;
     if (std::regex_match(line, m, node_re)) {
       node_ep[m[1]] = m[3];
-      if (m[3] == "cpu") EXPECT_NE(m[4].str().find("declined by opencl:"), std::string::npos) << line;
+      if (m[3] == "cpu") {
+        EXPECT_NE(m[4].str().find("declined by opencl:"), std::string::npos) << line;
+      }
     } else if (std::regex_match(line, m, part_re)) {
       ++logged.partitions;
     } else if (std::regex_match(line, m, copy_re)) {

@@ -20,12 +20,13 @@ struct GemmParams {
   int32_t c_mod = 1, c_batch = 0;  // C offset of batch b: (b % c_mod) * c_batch
   int32_t batches = 1;
   int32_t a_base = 0, b_base = 0;  // element offsets added to every batch's A and B
+  int32_t y_base = 0;              // element offset of batch 0's Y
   float alpha = 1, beta = 0;
 };
 
 // Batch b reads A at a_base + offsets(b).x and B at b_base + offsets(b).y
 // (ts_bcast_offsets over `batch`, which must describe params.batches items)
-// and writes Y at b * m * n. `c` may be null when has_c is 0.
+// and writes Y at y_base + b * m * n. `c` may be null when has_c is 0.
 void LaunchGemm(Runtime& rt, cl_mem a, cl_mem b, cl_mem c, cl_mem y, const GemmParams& params,
                 const BroadcastInfo& batch);
 
