@@ -19,22 +19,6 @@ inline Tensor RandomFloats(Shape s, uint32_t seed, float lo = -1.0f, float hi = 
   return t;
 }
 
-inline Attribute StrAttr(const std::string& name, const std::string& v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = v;
-  return a;
-}
-
-inline Attribute FloatsAttr(const std::string& name, std::vector<float> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloats;
-  a.floats = std::move(v);
-  return a;
-}
-
 inline Tensor Scalar(float v) { return Tensor::FromVector<float>({v}, {}); }
 
 inline const Node* FindOp(const Graph& g, const std::string& op) {

@@ -19,46 +19,6 @@
 
 namespace tessera::test {
 
-inline Attribute IntAttr(const std::string& name, int64_t v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-
-inline Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-inline Attribute FloatAttr(const std::string& name, float v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = v;
-  return a;
-}
-
-inline Attribute TensorAttr(const std::string& name, Tensor t) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kTensor;
-  a.t = std::move(t);
-  return a;
-}
-
-inline Attribute GraphAttr(const std::string& name, std::shared_ptr<Graph> g) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kGraph;
-  a.g = std::move(g);
-  return a;
-}
-
 inline Node WithAttrs(Node n, std::vector<Attribute> attrs) {
   for (auto& a : attrs) n.attributes.push_back(std::move(a));
   return n;

@@ -36,7 +36,7 @@ def test_example_runs_and_matches_reference():
     proc = run_example()
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "available providers: ['CPUExecutionProvider']" in out
+    assert "available providers: [" in out and "'CPUExecutionProvider']" in out  # OpenCL listed where a device exists
     assert "session providers: ['CPUExecutionProvider']" in out
     assert "input  image tensor(float) ['batch', 3, 32, 32]" in out
     assert "output probabilities tensor(float) ['batch', 10]" in out

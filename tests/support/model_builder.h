@@ -1,6 +1,7 @@
 // Builds small models in memory for runtime tests.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,63 @@ inline Model MakeModel(std::vector<Node> nodes, std::vector<ValueInfo> inputs, s
   m.graph->inputs = std::move(inputs);
   m.graph->outputs = std::move(outputs);
   return m;
+}
+
+// Attributes for hand-built nodes.
+inline Attribute IntAttr(const std::string& name, int64_t v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInt;
+  a.i = v;
+  return a;
+}
+
+inline Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+inline Attribute FloatAttr(const std::string& name, float v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloat;
+  a.f = v;
+  return a;
+}
+
+inline Attribute TensorAttr(const std::string& name, Tensor t) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kTensor;
+  a.t = std::move(t);
+  return a;
+}
+
+inline Attribute GraphAttr(const std::string& name, std::shared_ptr<Graph> g) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kGraph;
+  a.g = std::move(g);
+  return a;
+}
+
+inline Attribute StrAttr(const std::string& name, const std::string& v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = v;
+  return a;
+}
+
+inline Attribute FloatsAttr(const std::string& name, std::vector<float> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloats;
+  a.floats = std::move(v);
+  return a;
 }
 
 }  // namespace tessera::test
