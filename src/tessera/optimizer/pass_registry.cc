@@ -2,6 +2,7 @@
 
 #include "tessera/optimizer/basic_passes.h"
 #include "tessera/optimizer/fusion_passes.h"
+#include "tessera/optimizer/layout_passes.h"
 
 namespace tessera {
 
@@ -18,7 +19,8 @@ std::vector<std::unique_ptr<GraphPass>> AllGraphPasses() {
   passes.push_back(MakeDeadNodeElimination());
   // ---- extended: the fusion passes (optimizer/fusion_passes.cc) ----
   AppendFusionPasses(passes);
-  // ---- layout: none yet ----
+  // ---- layout: per-provider data layouts ----
+  passes.push_back(MakeGemmWeightLayout());
   return passes;
 }
 
