@@ -232,19 +232,22 @@ std::vector<TypeInfo> Reshape(const InferenceInput& in) {
     if (v == 0 && !allow_zero) {
       if (!HasShape(x) || i >= x.shape->size()) return {TensorOf(x.elem_type)};
       out.push_back((*x.shape)[i]);
-      if ((*x.shape)[i].known()) known_product *= (*x.shape)[i].value;
+      // Overflowing products (hostile dims) leave the shape to the kernel.
+      if ((*x.shape)[i].known() && __builtin_mul_overflow(known_product, (*x.shape)[i].value, &known_product))
+        return {TensorOf(x.elem_type)};
     } else if (v == -1) {
       infer_at = static_cast<int>(i);
       out.push_back(Dim{});
     } else {
       out.push_back(Dim::Known(v));
-      known_product *= v;
+      if (__builtin_mul_overflow(known_product, v, &known_product)) return {TensorOf(x.elem_type)};
     }
   }
   if (infer_at >= 0) {
     if (!all_known || known_product == 0) return {TensorOf(x.elem_type, out)};
     int64_t total = 1;
-    for (const Dim& d : *x.shape) total *= d.value;
+    for (const Dim& d : *x.shape)
+      if (__builtin_mul_overflow(total, d.value, &total)) return {TensorOf(x.elem_type, out)};
     out[static_cast<size_t>(infer_at)] = Dim::Known(total / known_product);
   }
   return {TensorOf(x.elem_type, out)};
@@ -553,6 +556,10 @@ std::vector<TypeInfo> InferOutputTypes(const InferenceInput& in) {
   }
   if (op == "Constant") {
     result = ConstantOp(in);
+  } else if (in.inputs.empty()) {
+    // Malformed (graph validation refuses it later), but the optimizer infers
+    // types before that, and the inferers below read input 0.
+    result.assign(num_out, Unknown());
   } else if (IsShapePreservingOp(n.domain, op)) {
     result = {first()};
     if (op == "Dropout" && num_out > 1) {
