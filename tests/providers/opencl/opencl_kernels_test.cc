@@ -21,38 +21,9 @@ namespace {
 using test::MakeModel;
 using test::MakeNode;
 using test::TensorInfo;
-
-Attribute IntAttr(const std::string& name, int64_t v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-
-Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-Attribute FloatAttr(const std::string& name, float v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = v;
-  return a;
-}
-
-Attribute StringAttr(const std::string& name, std::string v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = std::move(v);
-  return a;
-}
+using test::FloatAttr;
+using test::IntAttr;
+using test::IntsAttr;
 
 Node With(Node n, std::vector<Attribute> attrs) {
   for (auto& a : attrs) n.attributes.push_back(std::move(a));
@@ -184,7 +155,7 @@ TEST_F(OpenClKernels, ConvGroupedStridedDilatedAsymmetricPads) {
 
 TEST_F(OpenClKernels, ConvDepthwiseSameLower) {
   Model m = ConvModel({1, 8, 10, 7}, {8, 1, 4, 3},
-                      {IntAttr("group", 8), IntsAttr("strides", {2, 2}), StringAttr("auto_pad", "SAME_LOWER")}, false);
+                      {IntAttr("group", 8), IntsAttr("strides", {2, 2}), test::StrAttr("auto_pad", "SAME_LOWER")}, false);
   ExpectMatchesCpu(m, {{"x", Random({1, 8, 10, 7}, 16)}, {"w", Random({8, 1, 4, 3}, 17)}});
 }
 
@@ -231,7 +202,7 @@ TEST_F(OpenClKernels, PoolsWithCeilModeAndPads) {
             {IntsAttr("kernel_shape", {3, 3}), IntsAttr("strides", {2, 2}), IntAttr("ceil_mode", 1),
              IntAttr("count_include_pad", 1), IntsAttr("pads", {1, 1, 1, 1})}),
        With(MakeNode("avg2", "AveragePool", {"x"}, {"a2"}),
-            {IntsAttr("kernel_shape", {2, 3}), StringAttr("auto_pad", "SAME_UPPER")}),
+            {IntsAttr("kernel_shape", {2, 3}), test::StrAttr("auto_pad", "SAME_UPPER")}),
        MakeNode("gap", "GlobalAveragePool", {"x"}, {"g"}), MakeNode("gmp", "GlobalMaxPool", {"x"}, {"gm"})},
       {TensorInfo("x", DataType::kFloat, {2, 3, 9, 8})},
       {TensorInfo("m", DataType::kFloat, {-1, -1, -1, -1}), TensorInfo("a", DataType::kFloat, {-1, -1, -1, -1}),
@@ -328,7 +299,7 @@ TEST_F(OpenClKernels, NormalizationsMatchCpu) {
 TEST_F(OpenClKernels, ExpandTileSplitDepthToSpace) {
   Model m = MakeModel({MakeNode("ex", "Expand", {"v", "shape"}, {"e"}), MakeNode("ti", "Tile", {"x", "reps"}, {"t"}),
                        With(MakeNode("sp", "Split", {"x", "split"}, {"s0", "s1"}), {IntAttr("axis", -1)}),
-                       With(MakeNode("d2s", "DepthToSpace", {"x"}, {"d"}), {IntAttr("blocksize", 2), StringAttr("mode", "CRD")}),
+                       With(MakeNode("d2s", "DepthToSpace", {"x"}, {"d"}), {IntAttr("blocksize", 2), test::StrAttr("mode", "CRD")}),
                        With(MakeNode("s2d", "SpaceToDepth", {"x"}, {"u"}), {IntAttr("blocksize", 2)})},
                       {TensorInfo("x", DataType::kFloat, {1, 8, 2, 4}), TensorInfo("v", DataType::kFloat, {3, 1})},
                       {TensorInfo("e", DataType::kFloat, {2, 3, 4}), TensorInfo("t", DataType::kFloat, {2, 8, 2, 12}),

@@ -325,16 +325,6 @@ const Attribute* FindAttr(const NodeQuery& q, const char* name) {
   return nullptr;
 }
 
-std::string FloatInputs(const NodeQuery& q) {
-  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
-    if (q.node.inputs[i].empty()) continue;
-    const TypeInfo* t = q.input_type(i);
-    if (t == nullptr || !t->is_tensor() || t->elem_type != DataType::kFloat)
-      return "input " + std::to_string(i) + " is not a float tensor";
-  }
-  return "";
-}
-
 // Float input of 1 to 3 spatial dims (rank 3..5) when the rank is known.
 std::string WindowCheck(const NodeQuery& q) {
   std::string why = FloatInputs(q);
@@ -368,10 +358,10 @@ std::vector<OpenClRow> ConvPoolRows() {
   }, WindowCheck));
   rows.push_back(Row("GlobalAveragePool", 1, [](const KernelInfo& i) -> std::unique_ptr<OpKernel> {
     return std::make_unique<GlobalPool>(i, false);
-  }, FloatInputs));
+  }, [](const NodeQuery& q) { return FloatInputs(q); }));
   rows.push_back(Row("GlobalMaxPool", 1, [](const KernelInfo& i) -> std::unique_ptr<OpKernel> {
     return std::make_unique<GlobalPool>(i, true);
-  }, FloatInputs));
+  }, [](const NodeQuery& q) { return FloatInputs(q); }));
   return rows;
 }
 

@@ -199,19 +199,9 @@ class Variadic final : public OpenClKernel {
   bool mean_;
 };
 
-std::string AllInputsFloat(const NodeQuery& q) {
-  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
-    if (q.node.inputs[i].empty()) continue;
-    const TypeInfo* t = q.input_type(i);
-    if (t == nullptr || !t->is_tensor() || t->elem_type != DataType::kFloat)
-      return "input " + std::to_string(i) + " is not a float tensor";
-  }
-  return "";
-}
-
 OpenClRow Row(const char* op, int64_t first, int64_t last, KernelFactory f, std::vector<size_t> host_inputs = {}) {
   return OpenClRow{KernelRow{kOnnxDomain, op, first, last, {DataType::kFloat}, std::move(f)}, std::move(host_inputs), {},
-                   AllInputsFloat};
+                   [](const NodeQuery& q) { return FloatInputs(q); }};
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "tessera/providers/opencl/opencl_kernel_util.h"
 
+#include <algorithm>
+
 #include "tessera/base/status.h"
 
 namespace tessera::opencl {
@@ -51,6 +53,16 @@ std::string RequireKnownRank(const NodeQuery& q, size_t input, int64_t max_rank)
   if (t == nullptr || !t->shape) return "rank of input " + std::to_string(input) + " unknown at session creation";
   if (static_cast<int64_t>(t->shape->size()) > max_rank)
     return "rank " + std::to_string(t->shape->size()) + " > " + std::to_string(max_rank);
+  return "";
+}
+
+std::string FloatInputs(const NodeQuery& q, const std::vector<size_t>& skip) {
+  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
+    if (q.node.inputs[i].empty() || std::find(skip.begin(), skip.end(), i) != skip.end()) continue;
+    const TypeInfo* t = q.input_type(i);
+    if (t == nullptr || !t->is_tensor() || t->elem_type != DataType::kFloat)
+      return "input " + std::to_string(i) + " is not a float tensor";
+  }
   return "";
 }
 

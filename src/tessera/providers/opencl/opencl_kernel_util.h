@@ -54,5 +54,7 @@ class OpenClKernel : public OpKernel {
 
 // Claim checks shared by families.
 std::string RequireKnownRank(const NodeQuery& q, size_t input, int64_t max_rank = kMaxRank);
+// "" when every given input (except those in skip) is a float tensor, else why not.
+std::string FloatInputs(const NodeQuery& q, const std::vector<size_t>& skip = {});
 
 }  // namespace tessera::opencl

@@ -285,25 +285,15 @@ class Gemm final : public OpenClKernel {
   float alpha_, beta_;
 };
 
-std::string FloatInputs(const NodeQuery& q) {
-  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
-    if (q.node.inputs[i].empty()) continue;
-    const TypeInfo* t = q.input_type(i);
-    if (t == nullptr || !t->is_tensor() || t->elem_type != DataType::kFloat)
-      return "input " + std::to_string(i) + " is not a float tensor";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::vector<OpenClRow> MatMulRows() {
   std::vector<OpenClRow> rows;
   rows.push_back(OpenClRow{KernelRow{kOnnxDomain, "MatMul", 1, kMaxOnnxOpset, {DataType::kFloat}, Make<MatMul>()}, {},
-                           {}, FloatInputs});
+                           {}, [](const NodeQuery& q) { return FloatInputs(q); }});
   // Opset 7 replaced the `broadcast` attribute with unidirectional broadcasting of C.
   rows.push_back(OpenClRow{KernelRow{kOnnxDomain, "Gemm", 7, kMaxOnnxOpset, {DataType::kFloat}, Make<Gemm>()}, {}, {},
-                           FloatInputs});
+                           [](const NodeQuery& q) { return FloatInputs(q); }});
   return rows;
 }
 

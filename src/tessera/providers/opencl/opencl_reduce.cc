@@ -321,16 +321,6 @@ class InstanceNorm final : public OpenClKernel {
   float eps_;
 };
 
-std::string FloatInputs(const NodeQuery& q, const std::vector<size_t>& skip = {}) {
-  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
-    if (q.node.inputs[i].empty() || std::find(skip.begin(), skip.end(), i) != skip.end()) continue;
-    const TypeInfo* t = q.input_type(i);
-    if (t == nullptr || !t->is_tensor() || t->elem_type != DataType::kFloat)
-      return "input " + std::to_string(i) + " is not a float tensor";
-  }
-  return "";
-}
-
 std::string RankFits(const NodeQuery& q) {
   const TypeInfo* t = q.input_type(0);
   if (t && t->shape && t->shape->size() > static_cast<size_t>(kMaxRank))
