@@ -1,3 +1,5 @@
+#include <limits>
+
 #include "support/op_test.h"
 #include "tessera/base/half.h"
 
@@ -11,6 +13,22 @@ TEST(PoolTest, MaxPool2DWithIndices) {
       .Input("x", T_<float>({1, 2, 3, 4, 9, 6, 7, 8, 5}, {1, 1, 3, 3}))
       .Output("y", T_<float>({9, 9, 9, 9}, {1, 1, 2, 2}))
       .Output("i", T_<int64_t>({4, 4, 4, 4}, {1, 1, 2, 2}))
+      .Run();
+}
+
+TEST(PoolTest, MaxPool2DFloatNanInfAndPadding) {
+  // 1x1x3x4, kernel 2x2, stride 2, pads 1 on every side: windows clipped at
+  // every border; a NaN wins its window, -inf stays -inf.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  OpTest("MaxPool", 12)
+      .Attr("kernel_shape", std::vector<int64_t>{2, 2})
+      .Attr("strides", std::vector<int64_t>{2, 2})
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .Input("x", T_<float>({-inf, 1, 2, 3,
+                              4, nan, -inf, -inf,
+                              8, 9, -inf, 11}, {1, 1, 3, 4}))
+      .Output("y", T_<float>({-inf, 2, 3,
+                               8, nan, 11}, {1, 1, 2, 3}))
       .Run();
 }
 

@@ -248,6 +248,42 @@ void DispatchPoolType(DataType dt, const KernelContext& ctx, T&& fn) {
 }
 
 // ---- MaxPool ---------------------------------------------------------------
+// 2-D float windows without dilation (the CNN case) are contiguous ranges:
+// plain loops without per-cell callbacks, and NaN tracked by a flag rather
+// than a branch, so the compiler can vectorize the row scans.
+void MaxPool2DFloat(const float* x, float* y, int64_t planes, const PoolGeometry& g, ThreadPool* pool) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  ParallelFor(pool, planes, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const float* xp = x + p * H * W;
+      float* yp = y + p * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const std::vector<int64_t>& rows = g.win[0][static_cast<size_t>(oh)];
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const std::vector<int64_t>& cols = g.win[1][static_cast<size_t>(ow)];
+          float& out = yp[oh * OW + ow];
+          if (rows.empty() || cols.empty()) {
+            out = std::numeric_limits<float>::lowest();  // a window wholly in the padding
+            continue;
+          }
+          const int64_t w0 = cols.front(), w1 = cols.back() + 1;
+          float best = -std::numeric_limits<float>::infinity();
+          bool nan = false;
+          for (int64_t h : rows) {
+            const float* r = xp + h * W;
+            for (int64_t w = w0; w < w1; ++w) {
+              float v = r[w];
+              best = v > best ? v : best;
+              nan |= v != v;
+            }
+          }
+          out = nan ? std::numeric_limits<float>::quiet_NaN() : best;
+        }
+      }
+    }
+  });
+}
+
 class MaxPool final : public OpKernel {
  public:
   explicit MaxPool(const KernelInfo& info) {
@@ -262,9 +298,14 @@ class MaxPool final : public OpKernel {
     Shape os = OutShape(x.shape(), g);
     Tensor& y = ctx.allocate_output(0, x.dtype(), os);
     bool want_idx = ctx.num_outputs() > 1 && ctx.output_requested(1);
+    int64_t planes = x.dim(0) * x.dim(1);
+    if (!want_idx && g.rank == 2 && x.dtype() == DataType::kFloat && attrs_.dilations[0] == 1 &&
+        attrs_.dilations[1] == 1) {
+      MaxPool2DFloat(x.data<float>(), y.data<float>(), planes, g, ctx.thread_pool());
+      return;
+    }
     int64_t* idx = nullptr;
     if (want_idx) idx = ctx.allocate_output(1, DataType::kInt64, os).data<int64_t>();
-    int64_t planes = x.dim(0) * x.dim(1);
     int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
     std::vector<int64_t> strides = StridesOf(g.in);
     // Column-major strides for storage_order = 1.
