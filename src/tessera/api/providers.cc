@@ -54,15 +54,16 @@ std::string CanonicalProviderName(const std::string& name) {
 ProviderList MakeProviders(const std::vector<std::string>& names) {
   ProviderList list;
   std::vector<std::string> seen;
-  auto available = AvailableProviders();
   for (const auto& raw : names) {
     std::string n = CanonicalProviderName(raw);
     if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
     std::string why;
     auto ep = TryMake(n, &why);
     if (!ep) {
+      // Only now: probing a device (OpenCL starts its compiler) costs time
+      // and memory a CPU-only session should not pay.
       std::string all;
-      for (const auto& a : available) all += (all.empty() ? "" : ", ") + a;
+      for (const auto& a : AvailableProviders()) all += (all.empty() ? "" : ", ") + a;
       TS_THROW(kInvalidArgument, "execution provider '", raw, "' is ", why, " (available: ", all, ")");
     }
     list.push_back(std::move(ep));
