@@ -1,5 +1,6 @@
 // Unit tests of the activation kernels: attribute handling, numeric edge
 // cases, PRelu broadcasting (current and legacy), integer forms.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "support/op_test.h"
 #include "tessera/base/half.h"
+#include "tessera/providers/cpu/activation_impl.h"
 
 namespace tessera::test {
 namespace {
@@ -143,6 +145,28 @@ TEST(Activations, NaNPassesThrough) {
   float nan = std::numeric_limits<float>::quiet_NaN();
   OpTest("Relu", 14).Input("x", T_<float>({nan}, {1})).Output("y", T_<float>({nan}, {1})).Run();
   OpTest("Tanh", 13).Input("x", T_<float>({nan, 0}, {2})).Output("y", T_<float>({nan, 0}, {2})).Run();
+}
+
+}  // namespace
+}  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// ExpFloat (the fused Sigmoid/SiLU epilogue's exp) against std::exp over
+// the whole float range it handles, plus its clamps and NaN.
+TEST(Activations, ExpFloatWithinTwoUlpOfStdExp) {
+  double worst = 0;
+  for (float x = -87.0f; x <= 88.0f; x += 0.001953125f) {
+    double want = std::exp(static_cast<double>(x));
+    double got = cpu::ExpFloat(x);
+    worst = std::max(worst, std::abs(got - want) / want);
+  }
+  EXPECT_LT(worst, 2.5e-7);
+  EXPECT_GT(cpu::ExpFloat(-1000.0f), 0.0f);  // clamped, not flushed to garbage
+  EXPECT_TRUE(std::isfinite(cpu::ExpFloat(1000.0f)));
+  EXPECT_TRUE(std::isnan(cpu::ExpFloat(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(cpu::ExpFloat(0.0f), 1.0f);
 }
 
 }  // namespace
