@@ -9,6 +9,7 @@
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/shape_rules.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {
@@ -297,36 +298,15 @@ class Split final : public OpKernel {
     const int64_t axis = NormalizeAxis(axis_, x.rank(), ctx);
     const int64_t dim = x.dim(axis);
     const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
-    std::vector<int64_t> split;
+    std::vector<int64_t> given;
     bool from_input = (opset_ >= 13 || opset_ == 1) && ctx.has_input(1);
     if (from_input) {
-      split = ReadInts(ctx.input(1));
+      given = ReadInts(ctx.input(1));
     } else if (has_split_attr_) {
-      split = split_attr_;
+      given = split_attr_;
     }
-    if (!split.empty() || from_input) {
-      if (static_cast<int64_t>(split.size()) != n_out)
-        ctx.Fail("split has ", split.size(), " entries but the node has ", n_out, " outputs");
-      int64_t sum = 0;
-      for (int64_t s : split) {
-        if (s < 0) ctx.Fail("split entries must be non-negative, got ", s);
-        sum += s;
-      }
-      if (sum != dim) ctx.Fail("split sums to ", sum, " but axis ", axis, " of ", x.Describe(), " has size ", dim);
-    } else if (num_outputs_ > 0) {
-      int64_t chunk = (dim + num_outputs_ - 1) / num_outputs_;
-      int64_t left = dim;
-      for (int64_t i = 0; i < num_outputs_; ++i) {
-        int64_t c = std::min(chunk, left);
-        split.push_back(c);
-        left -= c;
-      }
-    } else {
-      if (n_out <= 0 || dim % n_out != 0)
-        ctx.Fail("axis ", axis, " of ", x.Describe(), " (size ", dim, ") cannot be split evenly into ", n_out,
-                 " outputs");
-      split.assign(static_cast<size_t>(n_out), dim / n_out);
-    }
+    std::vector<int64_t> split =
+        ResolveSplit(ctx, x, axis, n_out, (from_input || !given.empty()) ? &given : nullptr, num_outputs_);
     std::vector<Tensor> outs = WithUnpackedMulti(x, [&](const Tensor& t) {
       std::vector<Tensor> res;
       const int64_t outer = SizeToDim(t.shape(), static_cast<size_t>(axis));
@@ -360,51 +340,10 @@ void DoSlice(KernelContext& ctx, const Tensor& x, const std::vector<int64_t>& st
              const std::vector<int64_t>& ends, const std::vector<int64_t>* axes_in,
              const std::vector<int64_t>* steps_in) {
   const int64_t r = x.rank();
-  if (starts.size() != ends.size())
-    ctx.Fail("starts has ", starts.size(), " entries but ends has ", ends.size());
-  std::vector<int64_t> axes;
-  if (axes_in) {
-    axes = *axes_in;
-    if (axes.size() != starts.size()) ctx.Fail("axes has ", axes.size(), " entries but starts has ", starts.size());
-  } else {
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  }
-  std::vector<int64_t> steps(starts.size(), 1);
-  if (steps_in) {
-    if (steps_in->size() != starts.size())
-      ctx.Fail("steps has ", steps_in->size(), " entries but starts has ", starts.size());
-    steps = *steps_in;
-  }
-  Shape out_shape = x.shape();
-  std::vector<int64_t> begin(static_cast<size_t>(r), 0), step(static_cast<size_t>(r), 1);
-  std::vector<bool> seen(static_cast<size_t>(r), false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t a = NormalizeAxis(axes[i], r, ctx);
-    if (seen[static_cast<size_t>(a)]) ctx.Fail("axis ", a, " appears more than once in axes");
-    seen[static_cast<size_t>(a)] = true;
-    const int64_t d = x.dim(a);
-    const int64_t st = steps[i];
-    if (st == 0) ctx.Fail("slice step cannot be 0");
-    int64_t s = starts[i], e = ends[i];
-    if (s < 0) s += d;  // no overflow: d >= 0
-    if (e < 0) e += d;
-    int64_t count = 0;
-    if (d == 0) {
-      s = 0;
-    } else if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, d);
-      e = std::clamp<int64_t>(e, 0, d);
-      count = e > s ? (e - s - 1) / st + 1 : 0;
-    } else {
-      s = std::clamp<int64_t>(s, 0, d - 1);
-      e = std::clamp<int64_t>(e, -1, d - 1);
-      const int64_t mag = st == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -st;
-      count = s > e ? (s - e - 1) / mag + 1 : 0;
-    }
-    out_shape[static_cast<size_t>(a)] = count;
-    begin[static_cast<size_t>(a)] = count > 0 ? s : 0;
-    step[static_cast<size_t>(a)] = count > 1 ? st : 1;
-  }
+  SliceWindow w = ResolveSlice(ctx, x.shape(), starts, ends, axes_in, steps_in);
+  const Shape& out_shape = w.out_shape;
+  const std::vector<int64_t>& begin = w.begin;
+  const std::vector<int64_t>& step = w.step;
   if (out_shape == x.shape()) {
     bool all_forward = true;
     for (int64_t s : step) all_forward = all_forward && s > 0;

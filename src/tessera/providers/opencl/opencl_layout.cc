@@ -9,6 +9,8 @@
 #include <numeric>
 
 #include "tessera/providers/opencl/opencl_families.h"
+#include "tessera/providers/cpu/shape_rules.h"
+#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/opencl/opencl_kernel_util.h"
 
 namespace tessera::opencl {
@@ -97,17 +99,6 @@ struct PadInfo {
 
 constexpr int32_t kI32Max = std::numeric_limits<int32_t>::max();
 
-std::vector<int64_t> Strides(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
-
-int64_t Axis(const KernelContext& ctx, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) ctx.Fail("axis ", axis, " is out of range for rank ", rank);
-  return axis < 0 ? axis + rank : axis;
-}
-
 // Kernel name for a word size: "ts_view" -> "ts_view_u32".
 std::string KernelFor(const KernelContext& ctx, const char* base, DataType t) {
   if (IsSubByte(t) || t == DataType::kString) ctx.Fail("cannot move ", DataTypeName(t), " on OpenCL");
@@ -167,16 +158,16 @@ class Transpose final : public OpenClKernel {
     if (static_cast<int64_t>(perm.size()) != r) ctx.Fail("perm has ", perm.size(), " entries for rank ", r);
     std::vector<bool> seen(static_cast<size_t>(r), false);
     Shape out;
-    std::vector<int64_t> in_st = Strides(x.shape()), ss;
+    std::vector<int64_t> in_st = cpu::StridesOf(x.shape()), ss;
     for (int64_t p : perm) {
-      int64_t a = Axis(ctx, p, r);
+      int64_t a = cpu::NormalizeAxis(p, r, ctx);
       if (seen[static_cast<size_t>(a)]) ctx.Fail("perm is not a permutation: it repeats axis ", p);
       seen[static_cast<size_t>(a)] = true;
       out.push_back(x.dim(a));
       ss.push_back(in_st[static_cast<size_t>(a)]);
     }
     Tensor y = NewOutput(ctx, 0, x.dtype(), out);
-    CopyView(ctx, rt(), x, y, out, ss, 0, Strides(out), 0);
+    CopyView(ctx, rt(), x, y, out, ss, 0, cpu::StridesOf(out), 0);
   }
 
  private:
@@ -191,7 +182,7 @@ class Concat final : public OpenClKernel {
     const Tensor& first = ctx.input(0);
     int64_t r = first.rank();
     if (r == 0) ctx.Fail("Concat needs inputs of rank >= 1");
-    int64_t axis = Axis(ctx, axis_, r);
+    int64_t axis = cpu::NormalizeAxis(axis_, r, ctx);
     Shape out = first.shape();
     out[static_cast<size_t>(axis)] = 0;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
@@ -203,11 +194,11 @@ class Concat final : public OpenClKernel {
       out[static_cast<size_t>(axis)] += t.dim(axis);
     }
     Tensor y = NewOutput(ctx, 0, first.dtype(), out);
-    std::vector<int64_t> out_st = Strides(out);
+    std::vector<int64_t> out_st = cpu::StridesOf(out);
     int64_t offset = 0;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& t = ctx.input(i);
-      CopyView(ctx, rt(), t, y, t.shape(), Strides(t.shape()), 0, out_st, offset * out_st[static_cast<size_t>(axis)]);
+      CopyView(ctx, rt(), t, y, t.shape(), cpu::StridesOf(t.shape()), 0, out_st, offset * out_st[static_cast<size_t>(axis)]);
       offset += t.dim(axis);
     }
   }
@@ -226,40 +217,20 @@ class Split final : public OpenClKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (x.rank() == 0) ctx.Fail("Split needs an input of rank >= 1");
-    int64_t axis = Axis(ctx, axis_, x.rank());
-    int64_t dim = x.dim(axis);
+    int64_t axis = cpu::NormalizeAxis(axis_, x.rank(), ctx);
     int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
-    std::vector<int64_t> split = split_attr_;
+    std::vector<int64_t> given = split_attr_;
     bool from_input = (opset_ >= 13 || opset_ == 1) && ctx.has_input(1);
-    if (from_input) split = ctx.input(1).ToInt64Vector();
-    if (from_input || !split.empty()) {
-      if (static_cast<int64_t>(split.size()) != n_out)
-        ctx.Fail("split has ", split.size(), " entries but the node has ", n_out, " outputs");
-      int64_t sum = 0;
-      for (int64_t s : split) {
-        if (s < 0) ctx.Fail("split entries must be non-negative, got ", s);
-        sum += s;
-      }
-      if (sum != dim) ctx.Fail("split sums to ", sum, " but axis ", axis, " of ", x.Describe(), " has size ", dim);
-    } else if (num_outputs_ > 0) {
-      if (num_outputs_ != n_out) ctx.Fail("num_outputs is ", num_outputs_, " but the node has ", n_out, " outputs");
-      int64_t chunk = (dim + n_out - 1) / n_out, left = dim;
-      for (int64_t i = 0; i < n_out; ++i) {
-        split.push_back(std::min(chunk, left));
-        left -= split.back();
-      }
-    } else {
-      if (n_out <= 0 || dim % n_out != 0)
-        ctx.Fail("axis ", axis, " of ", x.Describe(), " (size ", dim, ") cannot be split evenly into ", n_out, " outputs");
-      split.assign(static_cast<size_t>(n_out), dim / n_out);
-    }
-    std::vector<int64_t> in_st = Strides(x.shape());
+    if (from_input) given = ctx.input(1).ToInt64Vector();
+    std::vector<int64_t> split =
+        cpu::ResolveSplit(ctx, x, axis, n_out, (from_input || !given.empty()) ? &given : nullptr, num_outputs_);
+    std::vector<int64_t> in_st = cpu::StridesOf(x.shape());
     int64_t offset = 0;
     for (size_t i = 0; i < split.size(); ++i) {
       Shape s = x.shape();
       s[static_cast<size_t>(axis)] = split[i];
       Tensor y = NewOutput(ctx, i, x.dtype(), s);
-      CopyView(ctx, rt(), x, y, s, in_st, offset * in_st[static_cast<size_t>(axis)], Strides(s), 0);
+      CopyView(ctx, rt(), x, y, s, in_st, offset * in_st[static_cast<size_t>(axis)], cpu::StridesOf(s), 0);
       offset += split[i];
     }
   }
@@ -277,61 +248,41 @@ class Slice final : public OpenClKernel {
     if (opset_ < 10) {
       starts_ = info.attr_ints("starts");
       ends_ = info.attr_ints("ends");
-      if (info.has_attr("axes")) axes_ = info.attr_ints("axes");
+      has_axes_ = info.has_attr("axes");
+      if (has_axes_) axes_ = info.attr_ints("axes");
     }
   }
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     int64_t r = x.rank();
     std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
+    bool has_axes = has_axes_, has_steps = false;
     if (opset_ >= 10) {
       starts = ctx.input(1).ToInt64Vector();
       ends = ctx.input(2).ToInt64Vector();
-      axes.clear();
-      if (ctx.has_input(3)) axes = ctx.input(3).ToInt64Vector();
-      if (ctx.has_input(4)) steps = ctx.input(4).ToInt64Vector();
+      has_axes = ctx.has_input(3);
+      has_steps = ctx.has_input(4);
+      if (has_axes) axes = ctx.input(3).ToInt64Vector();
+      if (has_steps) steps = ctx.input(4).ToInt64Vector();
     }
-    if (starts.size() != ends.size()) ctx.Fail("starts has ", starts.size(), " entries, ends ", ends.size());
-    if (axes.empty())
-      for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    if (axes.size() != starts.size() || steps.size() != starts.size())
-      ctx.Fail("starts, ends, axes and steps must have the same length");
-    std::vector<int64_t> in_st = Strides(x.shape()), ss = in_st;
-    Shape out = x.shape();
+    cpu::SliceWindow w = cpu::ResolveSlice(ctx, x.shape(), starts, ends, has_axes ? &axes : nullptr,
+                                           has_steps ? &steps : nullptr);
+    std::vector<int64_t> in_st = cpu::StridesOf(x.shape()), ss(static_cast<size_t>(r));
+    const Shape& out = w.out_shape;
     int64_t base = 0;
-    std::vector<bool> seen(static_cast<size_t>(r), false);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      size_t a = static_cast<size_t>(Axis(ctx, axes[i], r));
-      if (seen[a]) ctx.Fail("axis ", axes[i], " appears more than once");
-      seen[a] = true;
-      int64_t dim = x.shape()[a], step = steps[i];
-      if (step == 0) ctx.Fail("slice step cannot be 0");
-      int64_t s = starts[i], e = ends[i];
-      if (s < 0) s += dim;
-      if (e < 0) e += dim;
-      int64_t count;
-      if (step > 0) {
-        s = std::clamp<int64_t>(s, 0, dim);
-        e = std::clamp<int64_t>(e, 0, dim);
-        count = e > s ? 1 + (e - s - 1) / step : 0;  // cannot overflow, even for huge steps
-      } else {
-        s = std::clamp<int64_t>(s, 0, dim - 1);
-        e = std::clamp<int64_t>(e, -1, dim - 1);
-        count = s > e ? 1 - (s - e - 1) / step : 0;  // no -step: INT64_MIN has no negation
-      }
-      out[a] = count;
-      if (count > 0) base += s * in_st[a];
-      ss[a] = count > 1 ? in_st[a] * step : 0;  // a lone element needs no stride
+    for (size_t a = 0; a < static_cast<size_t>(r); ++a) {
+      base += w.begin[a] * in_st[a];
+      ss[a] = w.step[a] * in_st[a];
     }
     for (int64_t& v : ss) Check32(ctx, std::abs(v), "stride");
     Tensor y = NewOutput(ctx, 0, x.dtype(), out);
-    CopyView(ctx, rt(), x, y, out, ss, base, Strides(out), 0);
+    CopyView(ctx, rt(), x, y, out, ss, base, cpu::StridesOf(out), 0);
   }
 
  private:
   int64_t opset_;
   std::vector<int64_t> starts_, ends_, axes_;
+  bool has_axes_ = false;
 };
 
 // ---- Expand ----------------------------------------------------------------
@@ -343,7 +294,7 @@ class Expand final : public OpenClKernel {
     std::vector<int64_t> target = ctx.input(1).ToInt64Vector();
     size_t r = std::max(target.size(), x.shape().size());
     Shape out(r, 1);
-    std::vector<int64_t> in_st = Strides(x.shape()), ss(r, 0);
+    std::vector<int64_t> in_st = cpu::StridesOf(x.shape()), ss(r, 0);
     for (size_t k = 0; k < r; ++k) {
       size_t d = r - 1 - k;
       int64_t dx = k < x.shape().size() ? x.shape()[x.shape().size() - 1 - k] : 1;
@@ -355,7 +306,7 @@ class Expand final : public OpenClKernel {
       ss[d] = dx == 1 ? 0 : in_st[x.shape().size() - 1 - k];
     }
     Tensor y = NewOutput(ctx, 0, x.dtype(), out);
-    CopyView(ctx, rt(), x, y, out, ss, 0, Strides(out), 0);
+    CopyView(ctx, rt(), x, y, out, ss, 0, cpu::StridesOf(out), 0);
   }
 };
 
@@ -374,7 +325,7 @@ class Tile final : public OpenClKernel {
       out[d] *= repeats[d];
     }
     Tensor y = NewOutput(ctx, 0, x.dtype(), out);
-    CopyView(ctx, rt(), x, y, out, Strides(x.shape()), 0, Strides(out), 0, &x.shape());
+    CopyView(ctx, rt(), x, y, out, cpu::StridesOf(x.shape()), 0, cpu::StridesOf(out), 0, &x.shape());
   }
 };
 
@@ -400,7 +351,7 @@ class Pad final : public OpenClKernel {
     std::vector<int64_t> pads = opset_ < 11 ? pads_ : ctx.input(1).ToInt64Vector();
     std::vector<int64_t> axes;
     if (opset_ >= 18 && ctx.has_input(3)) {
-      for (int64_t a : ctx.input(3).ToInt64Vector()) axes.push_back(Axis(ctx, a, r));
+      for (int64_t a : ctx.input(3).ToInt64Vector()) axes.push_back(cpu::NormalizeAxis(a, r, ctx));
     } else {
       for (int64_t i = 0; i < r; ++i) axes.push_back(i);
     }
@@ -433,7 +384,7 @@ class Pad final : public OpenClKernel {
     p.rank = I32(r);
     p.mode = mode_;
     Shape out(static_cast<size_t>(r));
-    std::vector<int64_t> in_st = Strides(x.shape());
+    std::vector<int64_t> in_st = cpu::StridesOf(x.shape());
     for (size_t d = 0; d < out.size(); ++d) {
       int64_t n = x.shape()[d];
       out[d] = n + pb[d] + pe[d];
@@ -471,7 +422,7 @@ class Gather final : public OpenClKernel {
     const Tensor& x = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     if (x.rank() == 0) ctx.Fail("Gather needs data of rank >= 1");
-    int64_t axis = Axis(ctx, axis_, x.rank());
+    int64_t axis = cpu::NormalizeAxis(axis_, x.rank(), ctx);
     int64_t dim = x.dim(axis);
     if (indices.dtype() != DataType::kInt32 && indices.dtype() != DataType::kInt64)
       ctx.Fail("indices must be int32 or int64, got ", indices.Describe());
@@ -530,14 +481,14 @@ class DepthSpace final : public OpenClKernel {
       perm = {0, 3, 5, 1, 2, 4};
       out = {n, c * b * b, h / b, w / b};
     }
-    std::vector<int64_t> st6 = Strides(in6), ss;
+    std::vector<int64_t> st6 = cpu::StridesOf(in6), ss;
     Shape dims;
     for (int64_t p : perm) {
       dims.push_back(in6[static_cast<size_t>(p)]);
       ss.push_back(st6[static_cast<size_t>(p)]);
     }
     Tensor y = NewOutput(ctx, 0, x.dtype(), out);
-    CopyView(ctx, rt(), x, y, dims, ss, 0, Strides(dims), 0);
+    CopyView(ctx, rt(), x, y, dims, ss, 0, cpu::StridesOf(dims), 0);
   }
 
  private:

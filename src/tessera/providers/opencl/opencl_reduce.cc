@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "tessera/providers/opencl/opencl_families.h"
+#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/opencl/opencl_kernel_util.h"
 
 namespace tessera::opencl {
@@ -130,11 +131,6 @@ struct ReduceInfo {
 
 enum ReduceOp { kSum = 0, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSumExp, kLogSum };
 
-int64_t Axis(const KernelContext& ctx, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) ctx.Fail("axis ", axis, " is out of range for rank ", rank);
-  return axis < 0 ? axis + rank : axis;
-}
-
 class Reduce final : public OpenClKernel {
  public:
   Reduce(const KernelInfo& info, int op, bool axes_input)
@@ -159,7 +155,7 @@ class Reduce final : public OpenClKernel {
       }
       reduced.assign(static_cast<size_t>(r), true);
     }
-    for (int64_t a : axes) reduced[static_cast<size_t>(Axis(ctx, a, r))] = true;
+    for (int64_t a : axes) reduced[static_cast<size_t>(cpu::NormalizeAxis(a, r, ctx))] = true;
     std::vector<int64_t> strides(static_cast<size_t>(r), 1);
     for (int64_t d = r - 1; d > 0; --d) strides[static_cast<size_t>(d - 1)] = strides[static_cast<size_t>(d)] * x.dim(d);
     ReduceInfo p;
@@ -202,7 +198,7 @@ class Softmax final : public OpenClKernel {
     int64_t r = x.rank();
     Tensor y = NewOutput(ctx, 0, DataType::kFloat, x.shape());
     if (r == 0) ctx.Fail("Softmax needs an input of rank >= 1");
-    int64_t axis = Axis(ctx, axis_, r);
+    int64_t axis = cpu::NormalizeAxis(axis_, r, ctx);
     int64_t outer = 1, n = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);
     if (legacy_) {
@@ -272,7 +268,7 @@ class LayerNorm final : public OpenClKernel {
     CheckIndexable(ctx, x);
     int64_t r = x.rank();
     if (r == 0) ctx.Fail("LayerNormalization needs an input of rank >= 1");
-    int64_t axis = Axis(ctx, axis_, r);
+    int64_t axis = cpu::NormalizeAxis(axis_, r, ctx);
     int64_t rows = 1, n = 1;
     for (int64_t d = 0; d < axis; ++d) rows *= x.dim(d);
     for (int64_t d = axis; d < r; ++d) n *= x.dim(d);
