@@ -18,6 +18,7 @@ namespace tessera::cpu {
 namespace {
 
 using ml::ReadAsDouble;
+using ml::Vocabulary;
 
 bool IsFloatType(DataType t) {
   return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16;
@@ -230,57 +231,41 @@ class CategoryMapper final : public OpKernel {
 
 class OneHotEncoder final : public OpKernel {
  public:
-  explicit OneHotEncoder(const KernelInfo& info) : zeros_(info.attr_int("zeros", 1) != 0) {
-    auto ints = info.attr_ints("cats_int64s", {});
-    auto strs = info.attr_strings("cats_strings", {});
-    if (ints.empty() == strs.empty()) info.Fail("exactly one of cats_int64s and cats_strings must be set");
-    strings_ = !strs.empty();
-    n_ = static_cast<int64_t>(strings_ ? strs.size() : ints.size());
-    for (int64_t i = 0; i < n_; ++i) {
-      if (strings_)
-        str_index_.emplace(strs[static_cast<size_t>(i)], i);
-      else
-        int_index_.emplace(ints[static_cast<size_t>(i)], i);
-    }
-  }
+  explicit OneHotEncoder(const KernelInfo& info)
+      : zeros_(info.attr_int("zeros", 1) != 0), vocab_(info, "cats_int64s", "cats_strings") {}
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if ((x.dtype() == DataType::kString) != strings_)
-      ctx.Fail("X of type ", DataTypeName(x.dtype()), " does not match the ", strings_ ? "string" : "integer",
+    if ((x.dtype() == DataType::kString) != vocab_.strings())
+      ctx.Fail("X of type ", DataTypeName(x.dtype()), " does not match the ", vocab_.strings() ? "string" : "integer",
                " categories");
     Shape shape = x.shape();
-    shape.push_back(n_);
+    shape.push_back(vocab_.size());
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, shape);
     float* out = y.data<float>();
     std::fill(out, out + y.numel(), 0.0f);
     for (int64_t i = 0; i < x.numel(); ++i) {
       int64_t idx = -1;
-      if (strings_) {
-        auto it = str_index_.find(x.data<std::string>()[i]);
-        if (it != str_index_.end()) idx = it->second;
+      if (vocab_.strings()) {
+        idx = vocab_.Find(x.data<std::string>()[i]);
       } else {
         double v = IsFloatType(x.dtype()) ? x.GetAsDouble(i) : static_cast<double>(x.GetAsInt64(i));
         if (std::isfinite(v)) {
           int64_t k = IsFloatType(x.dtype()) ? static_cast<int64_t>(v) : x.GetAsInt64(i);
-          auto it = int_index_.find(k);
-          if (it != int_index_.end()) idx = it->second;
+          idx = vocab_.Find(k);
         }
       }
       if (idx < 0) {
         if (!zeros_) ctx.Fail("element ", i, " is not one of the categories (and zeros = 0)");
         continue;
       }
-      out[i * n_ + idx] = 1.0f;
+      out[i * vocab_.size() + idx] = 1.0f;
     }
   }
 
  private:
   bool zeros_;
-  bool strings_ = false;
-  int64_t n_ = 0;
-  std::unordered_map<std::string, int64_t> str_index_;
-  std::unordered_map<int64_t, int64_t> int_index_;
+  Vocabulary vocab_;
 };
 
 // ---- Binarizer ----------------------------------------------------------------------------
@@ -507,53 +492,33 @@ class FeatureVectorizer final : public OpKernel {
 
 class DictVectorizer final : public OpKernel {
  public:
-  explicit DictVectorizer(const KernelInfo& info) {
-    auto ints = info.attr_ints("int64_vocabulary", {});
-    auto strs = info.attr_strings("string_vocabulary", {});
-    if (ints.empty() == strs.empty()) info.Fail("exactly one of int64_vocabulary and string_vocabulary must be set");
-    strings_ = !strs.empty();
-    size_ = static_cast<int64_t>(strings_ ? strs.size() : ints.size());
-    for (int64_t i = 0; i < size_; ++i) {
-      if (strings_)
-        str_index_.emplace(strs[static_cast<size_t>(i)], i);
-      else
-        int_index_.emplace(ints[static_cast<size_t>(i)], i);
-    }
-  }
+  explicit DictVectorizer(const KernelInfo& info) : vocab_(info, "int64_vocabulary", "string_vocabulary") {}
 
   void Compute(KernelContext& ctx) const override {
     const Value& v = ctx.input_value(0);
     if (!v.is_map()) ctx.Fail("X must be a map, got ", v.Describe());
     const MapValue& m = v.map();
     bool str_keys = m.key_type == DataType::kString;
-    if (str_keys != strings_)
-      ctx.Fail("the map's keys are ", DataTypeName(m.key_type), " but the vocabulary is ", strings_ ? "string" : "int64");
+    if (str_keys != vocab_.strings())
+      ctx.Fail("the map's keys are ", DataTypeName(m.key_type), " but the vocabulary is ",
+               vocab_.strings() ? "string" : "int64");
     if (!m.values || !m.values->is_tensor()) ctx.Fail("the map's values must be a tensor");
     const Tensor& vals = m.values->tensor();
     int64_t n = static_cast<int64_t>(str_keys ? m.string_keys.size() : m.int_keys.size());
     if (vals.numel() != n) ctx.Fail("the map has ", n, " keys but ", vals.numel(), " values");
-    Tensor& y = ctx.allocate_output(0, vals.dtype(), Shape{1, size_});
+    Tensor& y = ctx.allocate_output(0, vals.dtype(), Shape{1, vocab_.size()});
     if (vals.dtype() != DataType::kString) {
-      std::memset(y.raw_data(), 0, static_cast<size_t>(StorageBytes(vals.dtype(), size_)));
+      std::memset(y.raw_data(), 0, static_cast<size_t>(StorageBytes(vals.dtype(), vocab_.size())));
     }
     for (int64_t i = 0; i < n; ++i) {
-      int64_t pos = -1;
-      if (str_keys) {
-        auto it = str_index_.find(m.string_keys[static_cast<size_t>(i)]);
-        if (it != str_index_.end()) pos = it->second;
-      } else {
-        auto it = int_index_.find(m.int_keys[static_cast<size_t>(i)]);
-        if (it != int_index_.end()) pos = it->second;
-      }
+      int64_t pos = str_keys ? vocab_.Find(m.string_keys[static_cast<size_t>(i)])
+                             : vocab_.Find(m.int_keys[static_cast<size_t>(i)]);
       if (pos >= 0) CopyElement(vals, i, y, pos);  // keys outside the vocabulary are ignored
     }
   }
 
  private:
-  bool strings_ = false;
-  int64_t size_ = 0;
-  std::unordered_map<std::string, int64_t> str_index_;
-  std::unordered_map<int64_t, int64_t> int_index_;
+  Vocabulary vocab_;
 };
 
 // ---- ZipMap --------------------------------------------------------------------------------------------

@@ -4,12 +4,49 @@
 
 #include <cmath>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tessera/ops/kernel_table.h"
 #include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu::ml {
+
+// A vocabulary given as integers or as strings (exactly one of the two
+// attributes must be set), with each entry's position.
+class Vocabulary {
+ public:
+  Vocabulary(const KernelInfo& info, const char* int_attr, const char* string_attr) {
+    auto ints = info.attr_ints(int_attr, {});
+    auto strs = info.attr_strings(string_attr, {});
+    if (ints.empty() == strs.empty()) info.Fail("exactly one of ", int_attr, " and ", string_attr, " must be set");
+    strings_ = !strs.empty();
+    size_ = static_cast<int64_t>(strings_ ? strs.size() : ints.size());
+    for (int64_t i = 0; i < size_; ++i) {
+      if (strings_)
+        by_string_.emplace(strs[static_cast<size_t>(i)], i);
+      else
+        by_int_.emplace(ints[static_cast<size_t>(i)], i);
+    }
+  }
+  bool strings() const { return strings_; }
+  int64_t size() const { return size_; }
+  // Position of a key, or -1 when it is not in the vocabulary.
+  int64_t Find(const std::string& key) const {
+    auto it = by_string_.find(key);
+    return it == by_string_.end() ? -1 : it->second;
+  }
+  int64_t Find(int64_t key) const {
+    auto it = by_int_.find(key);
+    return it == by_int_.end() ? -1 : it->second;
+  }
+
+ private:
+  bool strings_ = false;
+  int64_t size_ = 0;
+  std::unordered_map<std::string, int64_t> by_string_;
+  std::unordered_map<int64_t, int64_t> by_int_;
+};
 
 enum class PostTransform { kNone = 0, kSoftmax = 1, kLogistic = 2, kSoftmaxZero = 3, kProbit = 4 };
 
