@@ -135,23 +135,12 @@ class RandomGenerator final : public OpKernel {
   Shape shape_;
 };
 
-class RandomNormal final : public OpKernel {
- public:
-  explicit RandomNormal(const KernelInfo& info) : impl_(info, true) {}
-  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
-
- private:
-  RandomGenerator impl_;
-};
-
-class RandomUniform final : public OpKernel {
- public:
-  explicit RandomUniform(const KernelInfo& info) : impl_(info, false) {}
-  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
-
- private:
-  RandomGenerator impl_;
-};
+// RandomNormal (normal = true) and RandomUniform.
+KernelFactory MakeRandomGenerator(bool normal) {
+  return [normal](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<RandomGenerator>(info, normal);
+  };
+}
 
 // RandomNormalLike / RandomUniformLike: shape (and by default type) of the input.
 template <bool kNormal>
@@ -295,8 +284,8 @@ class Bernoulli final : public OpKernel {
 
 std::vector<KernelRow> RandomKernels() {
   return {
-      {kOnnxDomain, "RandomNormal", 1, kMaxOnnxOpset, {}, Make<RandomNormal>()},
-      {kOnnxDomain, "RandomUniform", 1, kMaxOnnxOpset, {}, Make<RandomUniform>()},
+      {kOnnxDomain, "RandomNormal", 1, kMaxOnnxOpset, {}, MakeRandomGenerator(true)},
+      {kOnnxDomain, "RandomUniform", 1, kMaxOnnxOpset, {}, MakeRandomGenerator(false)},
       {kOnnxDomain, "RandomNormalLike", 1, kMaxOnnxOpset, {}, Make<RandomLike<true>>()},
       {kOnnxDomain, "RandomUniformLike", 1, kMaxOnnxOpset, {}, Make<RandomLike<false>>()},
       {kOnnxDomain, "Multinomial", 7, kMaxOnnxOpset, types::Floats(), Make<Multinomial>()},
