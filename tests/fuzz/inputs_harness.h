@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tessera/api/providers.h"
+#include "tests/support/model_builder.h"
 #include "tessera/base/status.h"
 #include "tessera/runtime/session.h"
 
@@ -34,6 +35,9 @@ using tessera::Dim;
 using tessera::Node;
 using tessera::TypeInfo;
 using tessera::ValueInfo;
+using tessera::test::IntAttr;
+using tessera::test::IntsAttr;
+using tessera::test::StrAttr;
 
 // How one graph input is decoded.
 enum class Kind {
@@ -53,30 +57,6 @@ struct Case {
   std::vector<InputSpec> inputs;
   std::unique_ptr<tessera::Session> session;
 };
-
-inline Attribute IntAttr(const std::string& name, int64_t v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-
-inline Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-inline Attribute StringAttr(const std::string& name, const std::string& v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = v;
-  return a;
-}
 
 inline Node MakeNode(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
               std::vector<Attribute> attrs = {}) {
@@ -152,7 +132,7 @@ inline std::vector<Case> BuildCases() {
       {{{"x", F}, {"split", I64, Kind::kShape}},
        {MakeNode("Split", {"x", "split"}, {"p", "q"}, {IntAttr("axis", 0)})}, {{"p", F}, {"q", F}}},
       {{{"a", F}, {"b", F}},
-       {MakeNode("Einsum", {"a", "b"}, {"c"}, {StringAttr("equation", "ij,jk->ik")})}, {{"c", F}}},
+       {MakeNode("Einsum", {"a", "b"}, {"c"}, {StrAttr("equation", "ij,jk->ik")})}, {{"c", F}}},
       {{{"x", F}, {"axis", I64, Kind::kScalar}}, {MakeNode("CumSum", {"x", "axis"}, {"y"})}, {{"y", F}}},
       {{{"data", F}, {"idx", I64, Kind::kIndex}}, {MakeNode("GatherND", {"data", "idx"}, {"y"})}, {{"y", F}}},
       {{{"x", F}, {"axes", I64, Kind::kShape}},
@@ -168,7 +148,7 @@ inline std::vector<Case> BuildCases() {
       {{{"x", F}, {"c", DataType::kBool}}, {MakeNode("Compress", {"x", "c"}, {"y"}, {IntAttr("axis", 0)})}, {{"y", F}}},
       {{{"x", F}}, {MakeNode("Shape", {"x"}, {"s"}), MakeNode("ConstantOfShape", {"s"}, {"y"})}, {{"y", F}}},
       {{{"x", F}, {"roi", F}, {"scales", F, Kind::kShape}},
-       {MakeNode("Resize", {"x", "roi", "scales"}, {"y"}, {StringAttr("mode", "linear")})}, {{"y", F}}},
+       {MakeNode("Resize", {"x", "roi", "scales"}, {"y"}, {StrAttr("mode", "linear")})}, {{"y", F}}},
       {{{"x", DataType::kString}}, {MakeNode("Identity", {"x"}, {"y"})}, {{"y", DataType::kString}}},
   };
   tessera::SessionOptions options;
