@@ -51,6 +51,10 @@ struct NodeQuery {
 // `outputs` (in that order); values produced and consumed inside stay its own.
 struct PartitionDef {
   const Model* model = nullptr;
+  // Static types, shapes and constants inferred at session creation.
+  const GraphTypes* types = nullptr;
+  // The session's intra-op thread count.
+  int num_threads = 1;
   std::vector<const Node*> nodes;  // in execution order
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;

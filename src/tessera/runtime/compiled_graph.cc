@@ -125,8 +125,8 @@ int CompiledGraph::SlotOf(const std::string& name) const {
 }
 
 CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, const ProviderList& providers,
-                             const std::vector<std::string>& outer_names, const Logger& logger)
-    : graph_(std::move(graph)), providers_(providers), outer_names_(outer_names) {
+                             const std::vector<std::string>& outer_names, const Logger& logger, int num_threads)
+    : graph_(std::move(graph)), providers_(providers), outer_names_(outer_names), num_threads_(num_threads) {
   Graph& g = *graph_;
   g.SortTopologically(outer_names_);
   auto slot = [&](const std::string& name) {
@@ -227,7 +227,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
         if (on_host != name) host_alias_[name] = on_host;
         step.implicit.push_back(slot(on_host));
       }
-      subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger);
+      subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger, num_threads_);
     }
     int64_t opset = model.OpsetFor(node.domain);
     if (!ep.CompilesPartitions()) {
@@ -343,6 +343,8 @@ void CompiledGraph::MergeCompiledPartitions(const Model& model) {
     group.provider = p;
     PartitionDef def;
     def.model = &model;
+    def.types = &types_;
+    def.num_threads = num_threads_;
     // Inputs are named as the member nodes read them (a copy's slot holds
     // the value the node knows under its own name).
     std::unordered_set<int> seen;

@@ -1,6 +1,9 @@
 #include "tessera/runtime/session.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -13,6 +16,12 @@
 #include "tessera/ops/shape_inference.h"
 
 namespace tessera {
+static void TmpRss(const char* what) {
+  if (!getenv("TS_RSS")) return;
+  FILE* f = fopen("/proc/self/status", "r"); char line[256];
+  while (fgets(line, sizeof line, f)) if (!strncmp(line, "VmRSS", 5) || !strncmp(line, "VmHWM", 5) || !strncmp(line,"RssFile",7)) fprintf(stderr, "%s: %s", what, line);
+  fclose(f);
+}
 
 Session::Session(Model model, const SessionOptions& options, ProviderList providers,
                  std::shared_ptr<Profiler> profiler)
@@ -34,14 +43,18 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   pool_ = std::make_unique<ThreadPool>(threads);
   try {
+    TmpRss("session start");
     Optimize();
+    TmpRss("optimized");
     ScopedPhase phase(profiler_.get(), "partition_and_kernel_creation");
-    graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_);
+    graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_,
+                                             threads);
   } catch (const Error& e) {
     std::string msg = e.what();
     if (msg.find(model_.DisplayName()) == std::string::npos) msg = "model '" + model_.DisplayName() + "': " + msg;
     throw Error(e.code(), msg);
   }
+  TmpRss("compiled");
   for (const auto& in : model_.graph->inputs)
     if (!model_.graph->initializers.count(in.name)) inputs_.push_back(in);
   {
@@ -297,6 +310,7 @@ std::vector<Value> Session::Run(const Feeds& feeds, const std::vector<std::strin
   std::shared_ptr<Profiler> profiler = std::atomic_load(&profiler_);
   int64_t run_start = profiler ? profiler->NowMicros() : 0;
   std::vector<Value> all = graph_->Execute(std::move(inputs), {}, pool_.get(), profiler.get());
+  TmpRss("run");
   if (profiler) {
     TraceEvent e;
     e.name = "model_run";
