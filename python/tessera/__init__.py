@@ -337,9 +337,10 @@ def _normalize_providers(providers, provider_options):
     if providers is None:
         if provider_options is not None:
             raise ValueError("provider_options given without providers")
-        # The CPU by default: other providers (OpenCL on a CPU device via
-        # PoCL, say) are used when asked for, like onnxruntime's.
-        return ["cpu"], [{}]
+        # The host providers by default (oneDNN ahead of the CPU EP when
+        # built in); device providers (OpenCL, say) only when asked for.
+        names = _C.default_providers()
+        return names, [{} for _ in names]
     if isinstance(providers, str):
         raise TypeError("providers must be a list of provider names, not a str")
     names, options = [], []

@@ -126,6 +126,12 @@ OpTest& OpTest::Providers(std::vector<std::string> providers) {
   return *this;
 }
 
+OpTest& OpTest::ExceptProvider(const std::string& provider, const std::string& why) {
+  EXPECT_FALSE(why.empty()) << "say why " << provider << " is left out";
+  providers_.erase(std::remove(providers_.begin(), providers_.end(), provider), providers_.end());
+  return *this;
+}
+
 Model OpTest::BuildModel() const {
   Model m;
   m.ir_version = 10;

@@ -46,6 +46,8 @@ class OpTest {
   OpTest& OmittedOutput();
   OpTest& Tolerance(double rtol, double atol);
   OpTest& Providers(std::vector<std::string> providers);
+  // Leaves out one provider, for a documented deviation (`why` says which).
+  OpTest& ExceptProvider(const std::string& provider, const std::string& why);
 
   // Runs and checks; reports failures through gtest.
   void Run();

@@ -6,6 +6,9 @@
 #ifdef TESSERA_HAVE_OPENCL
 #include "tessera/providers/opencl/opencl_execution_provider.h"
 #endif
+#ifdef TESSERA_HAVE_DNNL
+#include "tessera/providers/dnnl/dnnl_execution_provider.h"
+#endif
 
 namespace tessera {
 
@@ -22,6 +25,14 @@ std::shared_ptr<const ExecutionProvider> TryMake(const std::string& name, std::s
     return ep;
   }
 #endif
+#ifdef TESSERA_HAVE_DNNL
+  if (name == "dnnl") {
+    static std::string failure;
+    static const std::shared_ptr<const DnnlExecutionProvider> ep = DnnlExecutionProvider::Create(&failure);
+    if (!ep) *why = failure;
+    return ep;
+  }
+#endif
   if (name == "opencl" || name == "dnnl" || name == "cuda") {
     *why = "not available in this build";
     return nullptr;
@@ -35,10 +46,24 @@ std::shared_ptr<const ExecutionProvider> TryMake(const std::string& name, std::s
 std::vector<std::string> AvailableProviders() {
   std::vector<std::string> names;
   std::string why;
-  for (const char* n : {"opencl"})
+  for (const char* n : {"dnnl", "opencl"})
     if (TryMake(n, &why)) names.push_back(n);
   names.push_back("cpu");
   return names;
+}
+
+std::vector<std::string> DefaultProviders() {
+#ifdef TESSERA_HAVE_DNNL
+  std::string why;
+  if (TryMake("dnnl", &why)) return {"dnnl", "cpu"};
+#endif
+  return {"cpu"};
+}
+
+std::string DefaultProviderList() {
+  std::string list;
+  for (const auto& p : DefaultProviders()) list += (list.empty() ? "" : ",") + p;
+  return list;
 }
 
 std::string CanonicalProviderName(const std::string& name) {

@@ -10,6 +10,8 @@
 #include <map>
 
 #include "tessera/api/providers.h"
+#include "tessera/format/model_loader.h"
+#include "tessera/runtime/session.h"
 #include "tessera/tools/cli.h"
 
 namespace tessera::cli {
@@ -41,6 +43,35 @@ Feeds BenchInputs(const Session& session, const std::string& model_path) {
   return feeds;
 }
 
+// Share of node time per provider, from a profiled session run a few times
+// after the timed runs (profiling costs a little per node, so it never
+// touches the latencies reported).
+std::map<std::string, double> ProviderTimeShares(const std::string& path, SessionOptions options,
+                                                 const std::vector<std::string>& providers, const Feeds& feeds,
+                                                 int runs) {
+  auto profiler = std::make_shared<Profiler>();
+  options.enable_profiling = true;
+  Session session(LoadModelFromFile(path, options.load_limits), options, MakeProviders(providers), profiler);
+  int64_t after = 0;
+  session.Run(feeds);  // first run: page faults and lazy set-up, not counted
+  for (const auto& e : profiler->Events()) after = std::max(after, e.start_us + e.duration_us);
+  for (int i = 0; i < runs; ++i) session.Run(feeds);
+  std::map<std::string, double> us;
+  double total = 0;
+  for (const auto& e : profiler->Events()) {
+    if ((e.category != "node" && e.category != "copy") || e.start_us < after) continue;
+    for (const auto& [k, v] : e.args)
+      if (k == "provider") {
+        std::string ep = v.size() >= 2 ? v.substr(1, v.size() - 2) : v;
+        if (e.category == "copy") ep = "copy";
+        us[ep] += static_cast<double>(e.duration_us);
+        total += static_cast<double>(e.duration_us);
+      }
+  }
+  for (auto& [ep, t] : us) t = total > 0 ? t / total : 0.0;
+  return us;
+}
+
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
@@ -52,7 +83,7 @@ int BenchCommand(int argc, char** argv) {
   options.intra_op_num_threads = args.get_int("threads", 0);
   int runs = std::max(1, args.get_int("runs", 20));
   int warmup = std::max(0, args.get_int("warmup", 5));
-  std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
+  std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
   ApplyOptimizerArgs(args, options);
 
   double rss_before = PeakRssMb();
@@ -74,9 +105,14 @@ int BenchCommand(int argc, char** argv) {
   auto pct = [&](double p) { return times[std::min(times.size() - 1, static_cast<size_t>(p * (times.size() - 1) + 0.5))]; };
   std::map<std::string, int> per_provider;
   for (const auto& p : session->Placement()) per_provider[p.provider]++;
+  const double peak_rss = PeakRssMb();
+  const OptimizerReport report = session->optimizer_report();
+  session.reset();
+  std::map<std::string, double> shares =
+      ProviderTimeShares(path, options, providers, feeds, std::min(runs, 5));
 
   double create_ms = Ms(t1 - t0), first_ms = Ms(f1 - f0);
-  const OptimizerReport& report = session->optimizer_report();
+
   int threads = options.intra_op_num_threads;
   if (args.has("json")) {
     std::printf("{\"model\": \"%s\", \"level\": \"%s\", \"nodes_before\": %zu, \"nodes_after\": %zu, \"threads\": %d, \"runs\": %d, \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
@@ -84,9 +120,12 @@ int BenchCommand(int argc, char** argv) {
                 "\"rss_before_session_mb\": %.1f, \"nodes_per_provider\": {",
                 JsonEscape(path).c_str(), OptimizationLevelName(options.graph_optimization_level), report.nodes_before,
                 report.nodes_after, threads, runs, create_ms, first_ms, times.front(), pct(0.5), pct(0.9),
-                times.back(), PeakRssMb(), rss_before);
+                times.back(), peak_rss, rss_before);
     size_t k = 0;
     for (const auto& [ep, n] : per_provider) std::printf("%s\"%s\": %d", k++ ? ", " : "", ep.c_str(), n);
+    std::printf("}, \"time_share\": {");
+    k = 0;
+    for (const auto& [ep, f] : shares) std::printf("%s\"%s\": %.4f", k++ ? ", " : "", ep.c_str(), f);
     std::printf("}}\n");
   } else {
     std::printf("model            %s\n", path.c_str());
@@ -97,8 +136,11 @@ int BenchCommand(int argc, char** argv) {
     std::printf("first run        %.2f ms\n", first_ms);
     std::printf("latency (%d runs after %d warm-up): min %.3f  median %.3f  p90 %.3f  max %.3f ms\n", runs, warmup,
                 times.front(), pct(0.5), pct(0.9), times.back());
-    std::printf("peak RSS         %.1f MB\n", PeakRssMb());
-    for (const auto& [ep, n] : per_provider) std::printf("provider %-8s %d nodes\n", ep.c_str(), n);
+    std::printf("peak RSS         %.1f MB\n", peak_rss);
+    for (const auto& [ep, n] : per_provider)
+      std::printf("provider %-8s %d nodes, %.1f%% of node time\n", ep.c_str(), n,
+                  shares.count(ep) ? 100.0 * shares.at(ep) : 0.0);
+    if (shares.count("copy")) std::printf("copies           %.1f%% of node time\n", 100.0 * shares.at("copy"));
   }
   return 0;
 }

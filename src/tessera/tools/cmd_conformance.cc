@@ -255,7 +255,7 @@ void ProbeProvidersInChild(const std::vector<std::string>& providers) {
 int ConformanceCommand(int argc, char** argv) {
   Args args = ParseArgs(argc, argv, 2, {"verbose", "quiet"});
   if (args.positional.empty()) TS_THROW(kInvalidArgument, "give at least one test folder");
-  std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
+  std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
   ProbeProvidersInChild(providers);  // fail early on an unknown or unavailable provider
   SessionOptions base;         // --level / --disable: the graph optimizer's settings
   ApplyOptimizerArgs(args, base);

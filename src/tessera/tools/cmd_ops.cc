@@ -10,7 +10,7 @@ namespace tessera::cli {
 int OpsCommand(int argc, char** argv) {
   Args args = ParseArgs(argc, argv, 2, {"json"});
   bool json = args.has("json");
-  ProviderList providers = MakeProviders(SplitList(args.get("providers", "cpu")));
+  ProviderList providers = MakeProviders(SplitList(args.get("providers", DefaultProviderList())));
   if (json) std::printf("{\n");
   for (size_t p = 0; p < providers.size(); ++p) {
     const KernelTable& table = providers[p]->kernels();

@@ -37,7 +37,7 @@ int OptimizeCommand(int argc, char** argv) {
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
   ApplyOptimizerArgs(args, options);
   options.validate_optimizer_passes = true;
-  ProviderList providers = MakeProviders(SplitList(args.get("providers", "cpu")));
+  ProviderList providers = MakeProviders(SplitList(args.get("providers", DefaultProviderList())));
   Model model = LoadModelFromFile(in, options.load_limits);
   Logger logger(options.log_id, options.log_severity_level);
   auto t0 = std::chrono::steady_clock::now();

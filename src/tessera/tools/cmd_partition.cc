@@ -137,7 +137,7 @@ int PartitionCommand(int argc, char** argv) {
     std::printf("%d node(s) placed differently\n", differ);
     return 0;
   }
-  std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
+  std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
   Plan plan = MakePlan(model, providers, args);
   if (args.has("json")) PrintJson(plan, model, providers);
   else PrintText(plan);

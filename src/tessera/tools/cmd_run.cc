@@ -43,7 +43,7 @@ int RunCommand(int argc, char** argv) {
     options.enable_profiling = true;
     options.profile_file_prefix = args.get("profile");
   }
-  std::vector<std::string> providers = SplitList(args.get("providers", "cpu"));
+  std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
 
   auto t0 = std::chrono::steady_clock::now();
   auto session = Session::FromFile(path, options, MakeProviders(providers));

@@ -263,7 +263,7 @@ int ValidateCommand(int argc, char** argv) {
   options.intra_op_num_threads = args.get_int("threads", 0);
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
   ApplyOptimizerArgs(args, options);
-  auto session = Session::FromFile(path, options, MakeProviders(SplitList(args.get("providers", "cpu"))));
+  auto session = Session::FromFile(path, options, MakeProviders(SplitList(args.get("providers", DefaultProviderList()))));
   std::vector<ReferenceSet> sets = LoadReference(ref, *session);
 
   std::vector<OutputReport> reports(session->outputs().size());

@@ -646,6 +646,7 @@ PYBIND11_MODULE(_tessera, m) {
   });
 
   m.def("available_providers", &AvailableProviders, "Providers built into this module (Tessera names).");
+  m.def("default_providers", &DefaultProviders, "Providers a session uses when none are named (Tessera names).");
   m.def("canonical_provider_name", &CanonicalProviderName,
         "Maps a provider name (Tessera's or onnxruntime's) to Tessera's.");
 

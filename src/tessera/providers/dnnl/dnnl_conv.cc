@@ -1,0 +1,94 @@
+// Conv and ai.tessera:FusedConv as oneDNN convolutions: weights reordered
+// once into the layout the chosen kernel wants, source and destination in
+// whatever layout it picks (blocked on AVX2/AVX-512), and the activations,
+// SiLU and residual Add that follow folded in as post-ops.
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_families.h"
+#include "tessera/providers/dnnl/dnnl_geometry.h"
+#include "tessera/providers/dnnl/dnnl_post_ops.h"
+
+namespace tessera::dnnl_ep {
+
+namespace {
+
+using prop = dnnl::prop_kind;
+
+// Weight dims in oneDNN's grouped form: [g, oc/g, ic/g, k...] when grouped.
+Dims WeightDims(const std::vector<int64_t>& w, int64_t group) {
+  Dims d = ToDims(w);
+  if (group == 1) return d;
+  d[0] /= group;
+  d.insert(d.begin(), group);
+  return d;
+}
+
+std::string CheckConv(const NodeQuery& q) {
+  const TypeInfo* x = q.input_type(0);
+  const TypeInfo* w = q.input_type(1);
+  const TypeInfo* y = q.output_type(0);
+  auto xs = x->StaticShape(), ws = w->StaticShape(), ys = y->StaticShape();
+  if (xs->size() < 3 || xs->size() > 5) return "oneDNN convolutions are 1-3 D";
+  KernelInfo info(q.node, q.opset);
+  int64_t group = info.attr_int("group", 1);
+  if (group < 1 || (*ws)[0] % group != 0 || (*xs)[1] != (*ws)[1] * group) return "channels do not match group";
+  if (q.node.inputs.size() > 2 && !q.node.inputs[2].empty()) {
+    auto bs = q.input_type(2)->StaticShape();
+    if (bs->size() != 1 || (*bs)[0] != (*ws)[0]) return "bias is not [M]";
+  }
+  Window win;
+  std::string why = WindowOf(info, *xs, *ys, std::vector<int64_t>(ws->begin() + 2, ws->end()), &win);
+  if (!why.empty()) return why;
+  if (q.node.op_type == "FusedConv" && !FusedActivationOf(q.node)) return "activation has no oneDNN post-op";
+  return "";
+}
+
+void LowerConv(Compiler& c, const Node& n) {
+  KernelInfo info(n, c.OpsetOf(n));
+  std::vector<int64_t> xs = c.ShapeOf(n.inputs[0]), ws = c.ShapeOf(n.inputs[1]), ys = c.ShapeOf(n.outputs[0]);
+  int64_t group = info.attr_int("group", 1);
+  Window win;
+  std::string why = WindowOf(info, xs, ys, std::vector<int64_t>(ws.begin() + 2, ws.end()), &win);
+  if (!why.empty()) c.Fail(n, why);
+  bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+
+  PostOpChain chain;
+  if (n.op_type == "FusedConv") {
+    std::vector<EltwiseOp> act = FusedActivationOf(n).value();
+    for (const auto& e : act) chain.ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+  }
+  chain = AbsorbPostOps(c, n.outputs[0], chain.empty(), chain);
+  dnnl::primitive_attr attr = c.Attr();
+  attr.set_post_ops(chain.ops);
+
+  Dims wdims = WeightDims(ws, group);
+  Desc bias_desc = has_bias ? PlainDesc({ws[0]}) : Desc();
+  dnnl::convolution_forward::desc d(prop::forward_inference, dnnl::algorithm::convolution_direct,
+                                    AnyDesc(ToDims(xs)), AnyDesc(wdims), bias_desc, AnyDesc(ToDims(ys)),
+                                    win.strides, win.dilations, win.pad_l, win.pad_r);
+  dnnl::convolution_forward::primitive_desc pd(d, attr, c.engine());
+
+  int src = c.As(c.Use(n.inputs[0]), pd.src_desc());
+  int weights;
+  if (const Tensor* w = c.ConstantOf(n.inputs[1])) {
+    weights = c.Constant(*w, PlainDesc(wdims), pd.weights_desc());
+  } else {
+    int plain = c.AsPlain(c.Use(n.inputs[1]));
+    weights = c.As(c.Alias("", plain, PlainDesc(wdims)), pd.weights_desc());
+  }
+  int dst = chain.sum_input.empty() ? c.Define(chain.output, pd.dst_desc())
+                                    : SumDestination(c, chain.output, chain.sum_input, pd.dst_desc());
+  std::vector<std::pair<int, int>> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+  if (has_bias) args.push_back({DNNL_ARG_BIAS, c.Use(n.inputs[2])});
+  c.Emit(pd, dnnl::convolution_forward(pd), std::move(args), n.Label());
+}
+
+}  // namespace
+
+std::vector<DnnlRow> ConvRows() {
+  return {
+      {{"ai.onnx", "Conv", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckConv, LowerConv},
+      {{kTesseraDomain, "FusedConv", 1, 1, {DataType::kFloat}, CompiledOnly()}, {}, CheckConv, LowerConv},
+  };
+}
+
+}  // namespace tessera::dnnl_ep

@@ -1,0 +1,123 @@
+// Unary activations (oneDNN eltwise, in place when the input dies here) and
+// broadcasting binary arithmetic (oneDNN binary, with the activations that
+// follow as post-ops). Both work on whatever layout their input is in.
+#include <algorithm>
+
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_families.h"
+#include "tessera/providers/dnnl/dnnl_post_ops.h"
+
+namespace tessera::dnnl_ep {
+
+namespace {
+
+std::string CheckUnary(const NodeQuery& q) {
+  auto ops = EltwiseOf(q.node, q.opset, [&](size_t i) { return q.constant_input(i); });
+  return ops ? "" : "no oneDNN eltwise for these attributes (or bounds not constant)";
+}
+
+void LowerUnary(Compiler& c, const Node& n) {
+  auto ops = EltwiseOf(c, n);
+  if (!ops) c.Fail(n, "no oneDNN eltwise");
+  bool dies = c.DiesHere(n.inputs[0]);
+  int v = c.Use(n.inputs[0]);
+  const Desc desc = c.DescOf(v);
+  for (size_t k = 0; k < ops->size(); ++k) {
+    const EltwiseOp& e = (*ops)[k];
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, e.algorithm, desc, e.alpha, e.beta);
+    dnnl::eltwise_forward::primitive_desc pd(d, c.Attr(), c.engine());
+    bool last = k + 1 == ops->size();
+    // The first op writes a fresh value unless the input dies here; later ones
+    // rewrite that value in place.
+    int out = k > 0 ? c.Alias(last ? n.outputs[0] : "", v, desc)
+              : dies ? c.Alias(last ? n.outputs[0] : "", v, desc)
+                     : c.Define(last ? n.outputs[0] : "", desc);
+    c.Emit(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, v}, {DNNL_ARG_DST, out}}, n.Label());
+    v = out;
+  }
+}
+
+dnnl::algorithm BinaryAlgorithm(const std::string& op) {
+  if (op == "Add") return dnnl::algorithm::binary_add;
+  if (op == "Sub") return dnnl::algorithm::binary_sub;
+  if (op == "Mul") return dnnl::algorithm::binary_mul;
+  return dnnl::algorithm::binary_div;
+}
+
+// (Not Max/Min: oneDNN's drop NaN, where ONNX propagates it.)
+bool Commutes(const std::string& op) { return op == "Add" || op == "Mul"; }
+
+// Input order for oneDNN: src0 has the output's shape, src1 broadcasts.
+// Returns {} when neither input can be src0.
+std::vector<size_t> BinaryOrder(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                const std::vector<int64_t>& y) {
+  if (a == y) return {0, 1};
+  if (b == y && Commutes(n.op_type)) return {1, 0};
+  return {};
+}
+
+std::string CheckBinary(const NodeQuery& q) {
+  if (q.node.inputs.size() != 2) return "oneDNN binary takes exactly two inputs";
+  auto a = q.input_type(0)->StaticShape(), b = q.input_type(1)->StaticShape(), y = q.output_type(0)->StaticShape();
+  if (b->size() > a->size() && !Commutes(q.node.op_type)) return "second input has the higher rank";
+  if (BinaryOrder(q.node, *a, *b, *y).empty()) return "the broadcast input is the first operand";
+  if (y->size() > 6) return "rank above 6";
+  return "";
+}
+
+// `name` as a plain value of `dims` (its own dims with leading 1s added).
+int PlainWithDims(Compiler& c, const std::string& name, const Dims& dims) {
+  if (const Tensor* t = c.ConstantOf(name)) return c.Constant(*t, PlainDesc(dims), PlainDesc(dims));
+  return c.Alias("", c.AsPlain(c.Use(name)), PlainDesc(dims));
+}
+
+void LowerBinary(Compiler& c, const Node& n) {
+  std::vector<int64_t> a = c.ShapeOf(n.inputs[0]), b = c.ShapeOf(n.inputs[1]), y = c.ShapeOf(n.outputs[0]);
+  std::vector<size_t> order = BinaryOrder(n, a, b, y);
+  if (order.empty()) c.Fail(n, "unsupported broadcast");
+  const std::string& first = n.inputs[order[0]];
+  const std::string& second = n.inputs[order[1]];
+  std::vector<int64_t> small = order[0] == 0 ? b : a;
+  bool dies = c.DiesHere(first);
+  int src0 = c.Use(first);
+  const Desc desc = c.DescOf(src0);
+  int src1;
+  if (small == y) {
+    src1 = c.As(c.Use(second), desc);
+  } else {
+    Dims dims(y.size() - small.size(), 1);
+    for (int64_t d : small) dims.push_back(d);
+    src1 = PlainWithDims(c, second, dims);
+  }
+  PostOpChain chain = AbsorbPostOps(c, n.outputs[0], false);
+  dnnl::primitive_attr attr = c.Attr();
+  attr.set_post_ops(chain.ops);
+  dnnl::binary::desc d(BinaryAlgorithm(n.op_type), desc, c.DescOf(src1), desc);
+  dnnl::binary::primitive_desc pd(d, attr, c.engine());
+  int dst = dies ? c.Alias(chain.output, src0, desc) : c.Define(chain.output, desc);
+  c.Emit(pd, dnnl::binary(pd), {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}, {DNNL_ARG_DST, dst}}, n.Label());
+}
+
+}  // namespace
+
+std::vector<DnnlRow> EltwiseRows() {
+  std::vector<DnnlRow> rows;
+  auto unary = [&](const char* op, int64_t first, std::vector<size_t> constants = {}) {
+    rows.push_back({{"ai.onnx", op, first, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()},
+                    std::move(constants), CheckUnary, LowerUnary});
+  };
+  // Not Log: oneDNN's is approximate (log(1) = -1.4e-6), where ONNX tests expect exact zeros.
+  for (const char* op : {"Relu", "LeakyRelu", "Elu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg",
+                         "HardSigmoid"})
+    unary(op, 6);
+  unary("HardSwish", 14);
+  unary("Mish", 18);
+  unary("Gelu", 20);
+  unary("Clip", 6, {1, 2});
+  // Opsets before 7 broadcast with `axis`/`broadcast` attributes instead.
+  for (const char* op : {"Add", "Sub", "Mul", "Div"})
+    rows.push_back({{"ai.onnx", op, 7, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckBinary, LowerBinary});
+  return rows;
+}
+
+}  // namespace tessera::dnnl_ep

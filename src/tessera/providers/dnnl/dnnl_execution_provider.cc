@@ -1,0 +1,123 @@
+#include "tessera/providers/dnnl/dnnl_execution_provider.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "tessera/base/status.h"
+#include "tessera/ops/shape_inference.h"
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_partition_kernel.h"
+
+namespace tessera {
+
+namespace {
+
+std::vector<KernelRow> KernelRowsOf(const std::vector<dnnl_ep::DnnlRow>& rows) {
+  std::vector<KernelRow> out;
+  for (const auto& r : rows) out.push_back(r.row);
+  return out;
+}
+
+std::string IsaName(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::sse41: return "SSE4.1";
+    case dnnl::cpu_isa::avx: return "AVX";
+    case dnnl::cpu_isa::avx2: return "AVX2";
+    case dnnl::cpu_isa::avx512_core: return "AVX-512";
+    case dnnl::cpu_isa::avx512_core_vnni: return "AVX-512 VNNI";
+    case dnnl::cpu_isa::avx512_core_bf16: return "AVX-512 BF16";
+    case dnnl::cpu_isa::avx512_core_amx: return "AMX";
+    default: return "generic";
+  }
+}
+
+// Why a float data operand cannot go to oneDNN, or "".
+std::string DataOperand(const TypeInfo* t, const std::string& what) {
+  if (t == nullptr || !t->is_tensor()) return what + " type unknown at session creation";
+  if (t->elem_type != DataType::kFloat) return what + " is " + DataTypeName(t->elem_type) + ", not float";
+  auto s = t->StaticShape();
+  if (!s) return what + " shape not static";
+  for (int64_t d : *s)
+    if (d == 0) return what + " is empty";
+  return "";
+}
+
+// oneDNN trusts static shapes, so it takes a node only when inference
+// derives the output shape from the inputs and agrees with the declared
+// one; otherwise the CPU kernel stays the authority (and reports a bad model).
+std::string InferenceAgrees(const NodeQuery& q) {
+  InferenceInput in{q.node, q.opset, {}, {}};
+  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
+    const TypeInfo* t = q.input_type(i);
+    in.inputs.push_back(t ? *t : TypeInfo{});
+    in.constants.push_back(q.constant_input(i));
+  }
+  std::vector<TypeInfo> out = InferOutputTypes(in);
+  auto inferred = out.empty() ? std::nullopt : out[0].StaticShape();
+  if (!inferred) return "output shape does not follow from the inputs at session creation";
+  if (*inferred != *q.output_type(0)->StaticShape()) return "declared output shape disagrees with shape inference";
+  return "";
+}
+
+}  // namespace
+
+std::shared_ptr<const DnnlExecutionProvider> DnnlExecutionProvider::Create(std::string* why) {
+  try {
+    return std::shared_ptr<const DnnlExecutionProvider>(new DnnlExecutionProvider());
+  } catch (const dnnl::error& e) {
+    *why = std::string("unavailable: oneDNN could not start: ") + e.what();
+    return nullptr;
+  }
+}
+
+DnnlExecutionProvider::DnnlExecutionProvider()
+    : engine_(dnnl::engine::kind::cpu, 0), table_("dnnl", KernelRowsOf(dnnl_ep::AllRows())) {
+  const dnnl_version_t* v = dnnl_version();
+  device_ = "host CPU (oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+            std::to_string(v->patch) + ", " + IsaName(dnnl::get_effective_cpu_isa()) + ")";
+  const auto& rows = dnnl_ep::AllRows();
+  for (size_t i = 0; i < rows.size(); ++i) extras_[&table_.rows()[i]] = &rows[i];
+}
+
+Claim DnnlExecutionProvider::Capability(const NodeQuery& q) const {
+  Claim c;
+  const KernelRow* row = table_.Find(q.node.domain, q.node.op_type, q.opset, &c.reason);
+  if (row == nullptr) return c;
+  const dnnl_ep::DnnlRow& extra = *extras_.at(row);
+  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
+    if (q.node.inputs[i].empty()) continue;
+    if (std::find(extra.meta_inputs.begin(), extra.meta_inputs.end(), i) != extra.meta_inputs.end()) continue;
+    c.reason = DataOperand(q.input_type(i), "input " + std::to_string(i));
+    if (!c.reason.empty()) return c;
+  }
+  if (q.node.outputs.empty() || q.node.outputs[0].empty()) {
+    c.reason = "no output";
+    return c;
+  }
+  c.reason = DataOperand(q.output_type(0), "output 0");
+  if (!c.reason.empty()) return c;
+  if (q.input_type(0)->StaticShape()->empty()) {
+    c.reason = "scalar input";
+    return c;
+  }
+  c.reason = InferenceAgrees(q);
+  if (c.reason.empty()) c.reason = extra.check(q);
+  if (c.reason.empty()) c.row = row;
+  return c;
+}
+
+std::unique_ptr<OpKernel> DnnlExecutionProvider::CompilePartition(const PartitionDef& partition) const {
+  try {
+    // Kernels size their parallel work at creation: create them for the
+    // session's thread count.
+    omp_set_num_threads(partition.num_threads);
+    dnnl_ep::Compiler compiler(partition, engine_);
+    return std::make_unique<dnnl_ep::PartitionKernel>(compiler.Compile());
+  } catch (const dnnl::error& e) {
+    TS_THROW(kInternal, "oneDNN could not compile the partition of ", partition.nodes.size(), " node(s) starting at ",
+             partition.nodes.front()->Label(), ": ", e.what());
+  }
+}
+
+}  // namespace tessera

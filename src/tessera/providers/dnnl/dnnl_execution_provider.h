@@ -1,0 +1,42 @@
+// The oneDNN execution provider: claims the float CNN and dense ops oneDNN
+// has primitives for, and compiles each run of claimed nodes into one
+// partition whose intermediates stay in oneDNN's own (blocked) layouts.
+// It computes in host memory, so no copies separate it from the CPU EP;
+// layout changes happen inside its partitions, as reorder steps.
+#pragma once
+
+#include <dnnl.hpp>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "tessera/partition/execution_provider.h"
+#include "tessera/providers/dnnl/dnnl_families.h"
+
+namespace tessera {
+
+class DnnlExecutionProvider : public ExecutionProvider {
+ public:
+  // Null, with *why set, when oneDNN cannot start.
+  static std::shared_ptr<const DnnlExecutionProvider> Create(std::string* why);
+
+  std::string name() const override { return "dnnl"; }
+  std::string device() const override { return device_; }
+  const KernelTable& kernels() const override { return table_; }
+
+  using ExecutionProvider::Capability;
+  Claim Capability(const NodeQuery& query) const override;
+  bool CompilesPartitions() const override { return true; }
+  std::unique_ptr<OpKernel> CompilePartition(const PartitionDef& partition) const override;
+
+ private:
+  DnnlExecutionProvider();
+
+  dnnl::engine engine_;
+  std::string device_;
+  KernelTable table_;
+  std::unordered_map<const KernelRow*, const dnnl_ep::DnnlRow*> extras_;
+};
+
+}  // namespace tessera

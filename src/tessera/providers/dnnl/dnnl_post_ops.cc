@@ -1,0 +1,173 @@
+#include "tessera/providers/dnnl/dnnl_post_ops.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "tessera/ops/kernel.h"
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+
+namespace tessera::dnnl_ep {
+
+using alg = dnnl::algorithm;
+
+namespace {
+
+constexpr float kLowest = std::numeric_limits<float>::lowest();
+constexpr float kMax = std::numeric_limits<float>::max();
+
+std::optional<float> ScalarOf(const Tensor* t) {
+  if (t == nullptr || t->numel() != 1) return std::nullopt;
+  return static_cast<float>(t->GetAsDouble(0));
+}
+
+}  // namespace
+
+std::optional<std::vector<EltwiseOp>> EltwiseOf(const Node& node, int64_t opset,
+                                                const std::function<const Tensor*(size_t)>& constant_input) {
+  if (node.domain != "ai.onnx" && !node.domain.empty()) return std::nullopt;
+  KernelInfo info(node, opset);
+  const std::string& op = node.op_type;
+  using V = std::vector<EltwiseOp>;
+  if (op == "Relu") return V{{alg::eltwise_relu}};
+  if (op == "LeakyRelu") return V{{alg::eltwise_relu, info.attr_float("alpha", 0.01f)}};
+  if (op == "Elu") return V{{alg::eltwise_elu, info.attr_float("alpha", 1.0f)}};
+  if (op == "Sigmoid") return V{{alg::eltwise_logistic}};
+  if (op == "Tanh") return V{{alg::eltwise_tanh}};
+  if (op == "Exp") return V{{alg::eltwise_exp}};
+  if (op == "Log") return V{{alg::eltwise_log}};
+  if (op == "Sqrt") return V{{alg::eltwise_sqrt}};
+  if (op == "Abs") return V{{alg::eltwise_abs}};
+  if (op == "Neg") return V{{alg::eltwise_linear, -1.0f, 0.0f}};
+  if (op == "HardSwish") return V{{alg::eltwise_hardswish}};
+  if (op == "Mish") return V{{alg::eltwise_mish}};
+  if (op == "HardSigmoid")
+    return V{{alg::eltwise_linear, info.attr_float("alpha", 0.2f), info.attr_float("beta", 0.5f)},
+             {alg::eltwise_clip, 0.0f, 1.0f}};
+  if (op == "Gelu") {
+    std::string approx = info.attr_string("approximate", "none");
+    if (approx == "none") return V{{alg::eltwise_gelu_erf}};
+    if (approx == "tanh") return V{{alg::eltwise_gelu_tanh}};
+    return std::nullopt;
+  }
+  if (op == "Clip") {
+    float lo = kLowest, hi = kMax;
+    if (opset < 11) {
+      lo = info.attr_float("min", kLowest);
+      hi = info.attr_float("max", kMax);
+    } else {
+      for (size_t i : {size_t{1}, size_t{2}}) {
+        if (i >= node.inputs.size() || node.inputs[i].empty()) continue;
+        auto v = ScalarOf(constant_input(i));
+        if (!v) return std::nullopt;
+        (i == 1 ? lo : hi) = *v;
+      }
+    }
+    // oneDNN's clip keeps NaN bounds out; Clip with lo > hi is all hi in ONNX.
+    if (lo != lo || hi != hi || lo > hi) return std::nullopt;
+    return V{{alg::eltwise_clip, lo, hi}};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<EltwiseOp>> EltwiseOf(const Compiler& c, const Node& node) {
+  return EltwiseOf(node, c.OpsetOf(node), [&](size_t i) { return c.ConstantOf(node.inputs[i]); });
+}
+
+std::optional<std::vector<EltwiseOp>> FusedActivationOf(const Node& node) {
+  KernelInfo info(node, 1);
+  std::string a = info.attr_string("activation", "");
+  std::vector<float> p = info.attr_floats("activation_params", {});
+  using V = std::vector<EltwiseOp>;
+  auto param = [&](size_t i) { return i < p.size() ? p[i] : 0.0f; };
+  if (a.empty() || a == "None") return V{};
+  if (a == "Relu") return V{{alg::eltwise_relu}};
+  if (a == "Clip") return V{{alg::eltwise_clip, param(0), param(1)}};
+  if (a == "LeakyRelu") return V{{alg::eltwise_relu, param(0)}};
+  if (a == "Sigmoid") return V{{alg::eltwise_logistic}};
+  if (a == "HardSigmoid") return V{{alg::eltwise_linear, param(0), param(1)}, {alg::eltwise_clip, 0.0f, 1.0f}};
+  if (a == "Silu") return V{{alg::eltwise_swish, 1.0f}};
+  if (a == "Gelu") return V{{alg::eltwise_gelu_erf}};
+  if (a == "GeluTanh") return V{{alg::eltwise_gelu_tanh}};
+  return std::nullopt;
+}
+
+namespace {
+
+// x * Sigmoid(x): `output` feeds a Sigmoid and a Mul, and the Mul multiplies
+// it by that Sigmoid. Returns the Mul.
+const Node* SiluAfter(const Compiler& c, const std::string& output, const Node** sigmoid) {
+  auto readers = c.Consumers(output);
+  if (readers.size() != 2) return nullptr;
+  const Node* sig = readers[0]->op_type == "Sigmoid" ? readers[0] : readers[1];
+  const Node* mul = sig == readers[0] ? readers[1] : readers[0];
+  if (sig->op_type != "Sigmoid" || mul->op_type != "Mul" || !(sig->domain.empty() || sig->domain == "ai.onnx") ||
+      !(mul->domain.empty() || mul->domain == "ai.onnx") || sig->outputs.size() != 1)
+    return nullptr;
+  if (c.SoleConsumer(sig->outputs[0]) != mul || mul->inputs.size() != 2) return nullptr;
+  bool pair = (mul->inputs[0] == output && mul->inputs[1] == sig->outputs[0]) ||
+              (mul->inputs[1] == output && mul->inputs[0] == sig->outputs[0]);
+  if (!pair) return nullptr;
+  *sigmoid = sig;
+  return mul;
+}
+
+bool SameShape(const Compiler& c, const std::string& a, const std::string& b) {
+  return c.ShapeOf(a) == c.ShapeOf(b);
+}
+
+}  // namespace
+
+PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain) {
+  chain.output = output;
+  for (;;) {
+    const Node* sig = nullptr;
+    if (const Node* mul = SiluAfter(c, chain.output, &sig)) {
+      chain.ops.append_eltwise(1.0f, alg::eltwise_swish, 1.0f, 0.0f);
+      c.Absorb(*sig);
+      c.Absorb(*mul);
+      chain.output = mul->outputs[0];
+      continue;
+    }
+    const Node* next = c.SoleConsumer(chain.output);
+    if (next == nullptr || next->outputs.size() != 1 || next->inputs.empty()) break;
+    if (next->inputs[0] == chain.output) {
+      if (auto ops = EltwiseOf(c, *next)) {
+        for (const auto& e : *ops) chain.ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+        c.Absorb(*next);
+        chain.output = next->outputs[0];
+        continue;
+      }
+    }
+    // A residual Add: out = producer + other, with other ready before the producer runs.
+    if (allow_sum && chain.empty() && chain.sum_input.empty() && next->op_type == "Add" &&
+        (next->domain.empty() || next->domain == "ai.onnx") && next->inputs.size() == 2) {
+      const std::string& other = next->inputs[0] == chain.output ? next->inputs[1] : next->inputs[0];
+      if (other != chain.output && c.Available(other) && SameShape(c, other, chain.output) &&
+          SameShape(c, other, next->outputs[0])) {
+        chain.ops.append_sum(1.0f);
+        chain.sum_input = other;
+        c.Absorb(*next);
+        chain.output = next->outputs[0];
+        continue;
+      }
+    }
+    break;
+  }
+  return chain;
+}
+
+int SumDestination(Compiler& c, const std::string& output, const std::string& sum_input, const dnnl::memory::desc& dst) {
+  // (Not when the producer also reads it: a convolution reads neighbours.)
+  bool dies = c.DiesHere(sum_input) && !c.ReadByCurrent(sum_input);
+  int in = c.Use(sum_input);
+  int ready = c.As(in, dst);
+  // Accumulate in place when nothing else reads the addend afterwards (or
+  // it was just reordered into a buffer of its own); else into a copy.
+  if (ready != in || dies) return c.Alias(output, ready, dst);
+  int out = c.Define(output, dst);
+  dnnl::reorder::primitive_desc pd(c.engine(), dst, c.engine(), dst, c.Attr());
+  c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, ready}, {DNNL_ARG_TO, out}}, "copy of " + sum_input + " for a fused Add");
+  return out;
+}
+
+}  // namespace tessera::dnnl_ep

@@ -1,0 +1,52 @@
+// Elementwise activations as oneDNN eltwise algorithms, and the fusion of a
+// producer's consumers into it as post-ops (Conv -> Relu, Conv -> Add -> Relu,
+// Conv -> Sigmoid/Mul (SiLU), Gemm -> Clip ...): the fused chain writes once.
+#pragma once
+
+#include <dnnl.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/graph.h"
+#include "tessera/ir/tensor.h"
+
+namespace tessera::dnnl_ep {
+
+class Compiler;
+
+struct EltwiseOp {
+  dnnl::algorithm algorithm;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// The eltwise chain computing a unary activation node, or nullopt when
+// oneDNN has no match (or its parameters are not constant).
+// constant_input(i) is node input i's value when known at compile time.
+std::optional<std::vector<EltwiseOp>> EltwiseOf(const Node& node, int64_t opset,
+                                                const std::function<const Tensor*(size_t)>& constant_input);
+std::optional<std::vector<EltwiseOp>> EltwiseOf(const Compiler& c, const Node& node);
+// The chain of an ai.tessera fused node's `activation` attribute.
+std::optional<std::vector<EltwiseOp>> FusedActivationOf(const Node& node);
+
+struct PostOpChain {
+  dnnl::post_ops ops;
+  std::string output;     // the graph value the fused primitive produces
+  std::string sum_input;  // the value added by a sum post-op, or ""
+  bool empty() const { return ops.len() == 0; }
+};
+
+// Absorbs the consumers that follow `output` (only consumer each, read
+// nowhere else) as post-ops: activations, SiLU written as x * Sigmoid(x),
+// and, when allow_sum and nothing precedes it, one Add of a same-shape
+// value already computed.
+PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain = {});
+
+// Makes the destination of a primitive with a sum post-op: a value holding
+// `sum_input` in `dst` layout that the primitive accumulates into.
+int SumDestination(Compiler& c, const std::string& output, const std::string& sum_input, const dnnl::memory::desc& dst);
+
+}  // namespace tessera::dnnl_ep

@@ -1,0 +1,36 @@
+#include <mutex>
+
+#include "tessera/base/status.h"
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_families.h"
+
+namespace tessera::dnnl_ep {
+
+KernelFactory CompiledOnly() {
+  return [](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
+    TS_THROW(kInternal, "node ", info.node().Label(), ": oneDNN nodes run only inside compiled partitions");
+  };
+}
+
+const std::vector<DnnlRow>& AllRows() {
+  static const std::vector<DnnlRow> rows = [] {
+    std::vector<DnnlRow> all;
+    for (auto family : {ConvRows, PoolRows, EltwiseRows, MatMulRows, NormalizationRows, ShapeRows})
+      for (auto& r : family()) all.push_back(std::move(r));
+    return all;
+  }();
+  return rows;
+}
+
+void Lower(Compiler& compiler, const Node& node) {
+  int64_t opset = compiler.OpsetOf(node);
+  for (const auto& r : AllRows())
+    if (r.row.domain == node.domain && r.row.op_type == node.op_type && opset >= r.row.first_opset &&
+        opset <= r.row.last_opset) {
+      r.lower(compiler, node);
+      return;
+    }
+  compiler.Fail(node, "no oneDNN lowering");
+}
+
+}  // namespace tessera::dnnl_ep

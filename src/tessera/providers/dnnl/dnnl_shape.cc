@@ -1,0 +1,173 @@
+// Data movement: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
+// inference Dropout) cost nothing on a plain value and one reorder to plain
+// otherwise; Transpose is a reorder into permuted strides; Concat is
+// oneDNN's concat in the producers' layout.
+#include <algorithm>
+
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_families.h"
+
+namespace tessera::dnnl_ep {
+
+namespace {
+
+std::string CheckView(const NodeQuery& q) {
+  for (size_t i = 1; i < q.node.outputs.size(); ++i)
+    if (!q.node.outputs[i].empty()) return "Dropout mask output";
+  if (q.node.op_type == "Dropout") {
+    KernelInfo info(q.node, q.opset);
+    if (q.node.inputs.size() > 2 && !q.node.inputs[2].empty()) {
+      const Tensor* t = q.constant_input(2);
+      if (t == nullptr || t->GetAsInt64(0) != 0) return "training-mode Dropout";
+    }
+  }
+  auto x = *q.input_type(0)->StaticShape(), y = *q.output_type(0)->StaticShape();
+  if (y.empty()) return "scalar output";
+  int64_t nx = 1, ny = 1;
+  for (int64_t d : x) nx *= d;
+  for (int64_t d : y) ny *= d;
+  if (nx != ny) return "output size differs from the input's";
+  // Squeeze/Unsqueeze: the axes must say what the shapes say (unique, in
+  // range, squeezing only 1s); the CPU kernel reports a bad model otherwise.
+  if (q.node.op_type == "Squeeze" || q.node.op_type == "Unsqueeze") {
+    KernelInfo info(q.node, q.opset);
+    std::vector<int64_t> axes;
+    if (q.opset >= 13) {
+      if (q.node.inputs.size() > 1 && !q.node.inputs[1].empty()) {
+        const Tensor* t = q.constant_input(1);
+        if (t == nullptr) return "axes not constant";
+        axes = t->ToInt64Vector();
+      }
+    } else {
+      axes = info.attr_ints("axes", {});
+    }
+    bool squeeze = q.node.op_type == "Squeeze";
+    int64_t rank = static_cast<int64_t>(squeeze ? x.size() : y.size());
+    if (!squeeze && axes.empty()) return "no axes";
+    std::vector<bool> hit(static_cast<size_t>(rank), false);
+    for (int64_t a : axes) {
+      if (a < -rank || a >= rank) return "axis out of range";
+      size_t k = static_cast<size_t>(a < 0 ? a + rank : a);
+      if (hit[k]) return "axis given twice";
+      hit[k] = true;
+      if ((squeeze ? x[k] : y[k]) != 1) return "axis is not 1";
+    }
+    if (static_cast<int64_t>(squeeze ? x.size() - y.size() : y.size() - x.size()) !=
+        static_cast<int64_t>(axes.empty() ? std::count(x.begin(), x.end(), 1) : axes.size()))
+      return "axes do not match the shapes";
+  }
+  return "";
+}
+
+void LowerView(Compiler& c, const Node& n) {
+  int v = c.Use(n.inputs[0]);
+  if (n.op_type == "Identity" || n.op_type == "Dropout") {
+    c.Alias(n.outputs[0], v, c.DescOf(v));
+    return;
+  }
+  c.Alias(n.outputs[0], c.AsPlain(v), PlainDesc(ToDims(c.ShapeOf(n.outputs[0]))));
+}
+
+std::string CheckTranspose(const NodeQuery& q) {
+  size_t rank = q.input_type(0)->StaticShape()->size();
+  if (rank < 2 || rank > 6) return "rank outside 2-6";
+  std::vector<int64_t> perm = KernelInfo(q.node, q.opset).attr_ints("perm", {});
+  if (!perm.empty()) {
+    std::vector<bool> seen(rank, false);
+    if (perm.size() != rank) return "perm has the wrong length";
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return "perm is not a permutation";
+      seen[static_cast<size_t>(p)] = true;
+    }
+  }
+  return "";
+}
+
+void LowerTranspose(Compiler& c, const Node& n) {
+  KernelInfo info(n, c.OpsetOf(n));
+  std::vector<int64_t> xs = c.ShapeOf(n.inputs[0]), ys = c.ShapeOf(n.outputs[0]);
+  std::vector<int64_t> perm(xs.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(perm.size() - 1 - i);
+  perm = info.attr_ints("perm", perm);
+  Desc y_plain = PlainDesc(ToDims(ys));
+  // y's buffer seen with x's axes: axis perm[i] of x steps by y's stride i.
+  Dims strides(xs.size());
+  const auto& ys_strides = y_plain.data.format_desc.blocking.strides;
+  for (size_t i = 0; i < perm.size(); ++i) strides[static_cast<size_t>(perm[i])] = ys_strides[i];
+  Desc x_view(ToDims(xs), dnnl::memory::data_type::f32, strides);
+  int src = c.Use(n.inputs[0]);
+  int out = c.Define(n.outputs[0], y_plain);
+  int view = c.Alias("", out, x_view);
+  dnnl::reorder::primitive_desc pd(c.engine(), c.DescOf(src), c.engine(), x_view, c.Attr());
+  c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, view}}, n.Label());
+}
+
+std::string CheckConcat(const NodeQuery& q) {
+  auto y = *q.output_type(0)->StaticShape();
+  int64_t rank = static_cast<int64_t>(y.size());
+  int64_t axis = KernelInfo(q.node, q.opset).attr_int("axis", 1);
+  if (axis < -rank || axis >= rank) return "axis out of range";
+  if (axis < 0) axis += rank;
+  int64_t along = 0;
+  for (size_t i = 0; i < q.node.inputs.size(); ++i) {
+    if (q.node.inputs[i].empty()) return "omitted input";
+    auto s = *q.input_type(i)->StaticShape();
+    if (static_cast<int64_t>(s.size()) != rank) return "input ranks differ";
+    for (int64_t k = 0; k < rank; ++k)
+      if (k != axis && s[static_cast<size_t>(k)] != y[static_cast<size_t>(k)]) return "inputs differ off the axis";
+    along += s[static_cast<size_t>(axis)];
+  }
+  if (along != y[static_cast<size_t>(axis)]) return "sizes along the axis do not add up";
+  return "";
+}
+
+void LowerConcat(Compiler& c, const Node& n) {
+  KernelInfo info(n, c.OpsetOf(n));
+  int64_t rank = static_cast<int64_t>(c.ShapeOf(n.outputs[0]).size());
+  int64_t axis = info.attr_int("axis", 1);
+  if (axis < 0) axis += rank;
+  std::vector<int> srcs;
+  std::vector<Desc> descs;
+  for (const auto& in : n.inputs) {
+    srcs.push_back(c.Use(in));
+    descs.push_back(c.DescOf(srcs.back()));
+  }
+  // Mixed layouts: bring all to the first input's layout family (plain when
+  // they disagree), so oneDNN's fast concat applies.
+  bool same = std::all_of(descs.begin(), descs.end(), [&](const Desc& d) {
+    return d.data.format_desc.blocking.inner_nblks == descs[0].data.format_desc.blocking.inner_nblks;
+  });
+  if (!same)
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      srcs[i] = c.AsPlain(srcs[i]);
+      descs[i] = c.DescOf(srcs[i]);
+    }
+  dnnl::concat::primitive_desc pd(static_cast<int>(axis), descs, c.engine(), c.Attr());
+  std::vector<std::pair<int, int>> args;
+  for (size_t i = 0; i < srcs.size(); ++i) args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});
+  args.push_back({DNNL_ARG_DST, c.Define(n.outputs[0], pd.dst_desc())});
+  c.Emit(pd, dnnl::concat(pd), std::move(args), n.Label());
+}
+
+}  // namespace
+
+std::vector<DnnlRow> ShapeRows() {
+  std::vector<DnnlRow> rows;
+  auto view = [&](const char* op, int64_t first, std::vector<size_t> meta) {
+    rows.push_back({{"ai.onnx", op, first, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, std::move(meta),
+                    CheckView, LowerView});
+  };
+  view("Reshape", 5, {1});
+  view("Flatten", 1, {});
+  view("Squeeze", 1, {1});
+  view("Unsqueeze", 1, {1});
+  view("Identity", 1, {});
+  view("Dropout", 7, {1, 2});
+  rows.push_back({{"ai.onnx", "Transpose", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckTranspose,
+                  LowerTranspose});
+  rows.push_back({{"ai.onnx", "Concat", 4, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckConcat,
+                  LowerConcat});
+  return rows;
+}
+
+}  // namespace tessera::dnnl_ep

@@ -1,0 +1,198 @@
+// The oneDNN EP: whole CNN blocks become one partition whose intermediates
+// stay in oneDNN's layouts, activations and residual Adds fold into the
+// convolutions, buffers are reused, and results match the CPU EP.
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/model_builder.h"
+#include "tessera/api/providers.h"
+#include "tessera/ir/tensor_compare.h"
+#include "tessera/ops/shape_inference.h"
+#include "tessera/runtime/session.h"
+
+#ifdef TESSERA_HAVE_DNNL
+#include "tessera/providers/dnnl/dnnl_compiler.h"
+#endif
+
+namespace tessera {
+namespace {
+
+using test::FloatAttr;
+using test::IntAttr;
+using test::IntsAttr;
+using test::MakeModel;
+using test::MakeNode;
+using test::TensorInfo;
+
+bool DnnlAvailable() {
+  auto names = AvailableProviders();
+  return std::find(names.begin(), names.end(), "dnnl") != names.end();
+}
+
+Tensor Seeded(std::vector<int64_t> shape, uint32_t seed, float scale = 1.0f) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = scale * (static_cast<float>(seed >> 8) / 16777216.0f - 0.5f);
+  }
+  return Tensor::FromVector<float>(v, std::move(shape));
+}
+
+Node Conv(const std::string& name, const std::string& x, const std::string& w, const std::string& b,
+          const std::string& y, int64_t group = 1, int64_t stride = 1) {
+  Node n = MakeNode(name, "Conv", {x, w, b}, {y});
+  n.attributes = {IntsAttr("pads", {1, 1, 1, 1}), IntsAttr("strides", {stride, stride}), IntAttr("group", group)};
+  return n;
+}
+
+// A residual block with a depthwise conv, SiLU, a pool and a classifier:
+// conv -> relu -> depthwise conv -> (+ residual) -> relu -> x*sigmoid(x)
+// -> maxpool -> global average pool -> flatten -> gemm.
+Model Block() {
+  Node pool = MakeNode("pool", "MaxPool", {"s"}, {"p"});
+  pool.attributes = {IntsAttr("kernel_shape", {3, 3}), IntsAttr("strides", {2, 2}), IntsAttr("pads", {1, 1, 1, 1})};
+  Node gemm = MakeNode("fc", "Gemm", {"f", "fc_w", "fc_b"}, {"y"});
+  gemm.attributes = {IntAttr("transB", 1)};
+  Model m = MakeModel({Conv("conv1", "x", "w1", "b1", "c1"), MakeNode("relu1", "Relu", {"c1"}, {"r1"}),
+                       Conv("dw", "r1", "w2", "b2", "c2", 16), MakeNode("add", "Add", {"c2", "r1"}, {"a"}),
+                       MakeNode("relu2", "Relu", {"a"}, {"r2"}), MakeNode("sig", "Sigmoid", {"r2"}, {"g"}),
+                       MakeNode("mul", "Mul", {"r2", "g"}, {"s"}), pool,
+                       MakeNode("gap", "GlobalAveragePool", {"p"}, {"q"}), MakeNode("flat", "Flatten", {"q"}, {"f"}),
+                       gemm},
+                      {TensorInfo("x", DataType::kFloat, {1, 8, 20, 20})},
+                      {TensorInfo("y", DataType::kFloat, {1, 10})});
+  auto& init = m.graph->initializers;
+  init["w1"] = Seeded({16, 8, 3, 3}, 1, 0.5f);
+  init["b1"] = Seeded({16}, 2);
+  init["w2"] = Seeded({16, 1, 3, 3}, 3, 0.5f);
+  init["b2"] = Seeded({16}, 4);
+  init["fc_w"] = Seeded({10, 16}, 5);
+  init["fc_b"] = Seeded({10}, 6);
+  return m;
+}
+
+SessionOptions Options(int threads = 1) {
+  SessionOptions o;
+  o.intra_op_num_threads = threads;
+  return o;
+}
+
+TEST(DnnlPartition, CnnBlockIsOnePartitionAndMatchesCpu) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  Session cpu(Block(), Options(), MakeProviders({"cpu"}));
+  Session dnnl(Block(), Options(), MakeProviders({"dnnl"}));
+  for (const auto& p : dnnl.Placement()) {
+    EXPECT_EQ(p.provider, "dnnl") << p.node;
+    EXPECT_EQ(p.partition, 0) << p.node;
+  }
+  Feeds feeds{{"x", Value(Seeded({1, 8, 20, 20}, 7, 2.0f))}};
+  auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+  auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
+  EXPECT_TRUE(r.match) << r.message;
+}
+
+TEST(DnnlPartition, ConcurrentRunsMatch) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  Session dnnl(Block(), Options(2), MakeProviders({"dnnl"}));
+  Feeds feeds{{"x", Value(Seeded({1, 8, 20, 20}, 7, 2.0f))}};
+  const Tensor want = dnnl.Run(feeds)[0].tensor();
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i)
+        if (!CompareTensors(dnnl.Run(feeds)[0].tensor(), want, 0, 0).match) ++mismatches[static_cast<size_t>(t)];
+    });
+  for (auto& t : threads) t.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
+}
+
+TEST(DnnlPartition, WrongInputShapeIsAClearError) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  Session dnnl(Block(), Options(), MakeProviders({"dnnl"}));
+  try {
+    dnnl.Run({{"x", Value(Seeded({1, 8, 10, 10}, 7))}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("x"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DnnlPartition, DynamicShapesFallBackToCpuWithAReason) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  Model m = MakeModel({MakeNode("relu", "Relu", {"x"}, {"y"})}, {TensorInfo("x", DataType::kFloat, {-1, 4})},
+                      {TensorInfo("y", DataType::kFloat, {-1, 4})});
+  Session s(std::move(m), Options(), MakeProviders({"dnnl"}));
+  auto placement = s.Placement();
+  ASSERT_EQ(placement.size(), 1u);
+  EXPECT_EQ(placement[0].provider, "cpu");
+  ASSERT_FALSE(placement[0].declined.empty());
+  EXPECT_NE(placement[0].declined[0].find("not static"), std::string::npos) << placement[0].declined[0];
+  auto out = s.Run({{"x", Value(Tensor::FromVector<float>({-1, 2, -3, 4}, {1, 4}))}});
+  EXPECT_FLOAT_EQ(out[0].tensor().data<float>()[0], 0.0f);
+}
+
+#ifdef TESSERA_HAVE_DNNL
+// Compiles the block directly to look at the plan.
+dnnl_ep::Plan CompileBlock(const Model& model) {
+  GraphTypes types = InferGraphTypes(*model.graph, [&](const std::string& d) { return model.OpsetFor(d); });
+  PartitionDef def;
+  def.model = &model;
+  def.types = &types;
+  for (const auto& n : model.graph->nodes) def.nodes.push_back(&n);
+  def.inputs = {"x"};
+  for (const auto& [name, t] : model.graph->initializers) def.inputs.push_back(name);
+  def.outputs = {"y"};
+  dnnl_ep::Compiler compiler(def, dnnl::engine(dnnl::engine::kind::cpu, 0));
+  return compiler.Compile();
+}
+
+TEST(DnnlPartition, ActivationsSiluAndResidualAddBecomePostOps) {
+  Model m = Block();
+  dnnl_ep::Plan plan = CompileBlock(m);
+  std::vector<std::string> labels;
+  for (const auto& s : plan.steps) labels.push_back(s.label);
+  // Relu, Add, Relu, Sigmoid and Mul are post-ops of the two convolutions:
+  // no step is labelled with them.
+  for (const char* fused : {"relu1", "add", "relu2", "sig", "mul"})
+    for (const auto& l : labels) EXPECT_EQ(l.find(std::string("'") + fused + "'"), std::string::npos) << l;
+  int convs = 0;
+  for (const auto& l : labels) convs += l.find("(Conv)") != std::string::npos;
+  EXPECT_EQ(convs, 2);
+}
+
+TEST(DnnlPartition, ArenaReusesBuffersOfDeadValues) {
+  // A chain of eight out-of-place Tanh... each input dies at its consumer, so
+  // the chain runs in place in one buffer.
+  std::vector<Node> nodes;
+  std::string prev = "x";
+  for (int i = 0; i < 8; ++i) {
+    std::string out = i == 7 ? "y" : "t" + std::to_string(i);
+    nodes.push_back(MakeNode("tanh" + std::to_string(i), "Tanh", {prev}, {out}));
+    prev = out;
+  }
+  // Exp first so the chain starts in a buffer of the partition's own.
+  nodes.insert(nodes.begin(), MakeNode("exp", "Exp", {"x"}, {"e"}));
+  nodes[1].inputs[0] = "e";
+  Model m = MakeModel(std::move(nodes), {TensorInfo("x", DataType::kFloat, {64, 64})},
+                      {TensorInfo("y", DataType::kFloat, {64, 64})});
+  GraphTypes types = InferGraphTypes(*m.graph, [&](const std::string& d) { return m.OpsetFor(d); });
+  PartitionDef def;
+  def.model = &m;
+  def.types = &types;
+  for (const auto& n : m.graph->nodes) def.nodes.push_back(&n);
+  def.inputs = {"x"};
+  def.outputs = {"y"};
+  dnnl_ep::Plan plan = dnnl_ep::Compiler(def, dnnl::engine(dnnl::engine::kind::cpu, 0)).Compile();
+  const size_t one = 64 * 64 * sizeof(float);
+  EXPECT_LE(plan.arena_bytes, one) << "nine values of " << one << " bytes each";
+}
+#endif
+
+}  // namespace
+}  // namespace tessera
