@@ -176,13 +176,16 @@ int Compiler::Constant(const Tensor& host, const Desc& host_desc, const Desc& wa
   if (host.dtype() != DataType::kFloat)
     TS_THROW(kInternal, "oneDNN partition: constant of type ", DataTypeName(host.dtype()), " where float was expected");
   size_t bytes = want.get_size();
-  std::shared_ptr<void> storage(std::aligned_alloc(64, (bytes + 63) / 64 * 64), std::free);
-  if (!storage) TS_THROW(kResourceExhausted, "oneDNN partition: out of memory for a ", bytes, "-byte constant");
-  dnnl::memory src(host_desc, engine_, const_cast<void*>(host.raw_data()));
-  dnnl::memory dst(want, engine_, storage.get());
-  if (host_desc == want) {
-    std::memcpy(storage.get(), host.raw_data(), bytes);
+  std::shared_ptr<void> storage;
+  if (host_desc == want && host.on_host()) {
+    // Already in the wanted layout: share the initializer's buffer instead
+    // of holding the weights twice.
+    storage = std::shared_ptr<void>(host.buffer(), const_cast<void*>(host.raw_data()));
   } else {
+    storage = std::shared_ptr<void>(std::aligned_alloc(64, (bytes + 63) / 64 * 64), std::free);
+    if (!storage) TS_THROW(kResourceExhausted, "oneDNN partition: out of memory for a ", bytes, "-byte constant");
+    dnnl::memory src(host_desc, engine_, const_cast<void*>(host.raw_data()));
+    dnnl::memory dst(want, engine_, storage.get());
     dnnl::stream s(engine_);
     dnnl::reorder(src, dst).execute(s, src, dst);
     s.wait();
