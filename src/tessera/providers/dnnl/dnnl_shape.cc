@@ -3,7 +3,10 @@
 // otherwise; Transpose is a reorder into permuted strides; Concat is
 // oneDNN's concat in the producers' layout.
 #include <algorithm>
+#include <functional>
+#include <optional>
 
+#include "tessera/providers/cpu/shape_rules.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 
@@ -102,6 +105,86 @@ void LowerTranspose(Compiler& c, const Node& n) {
   c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, view}}, n.Label());
 }
 
+// Slice's window from its constant operands (opset 10+) or attributes,
+// resolved by the CPU's rules; nullopt (with *why) when not static.
+std::optional<cpu::SliceWindow> SliceWindowOf(const Node& n, int64_t opset, const std::vector<int64_t>& shape,
+                                              const std::function<const Tensor*(size_t)>& constant, std::string* why) {
+  std::vector<int64_t> starts, ends, axes, steps;
+  bool has_axes = false, has_steps = false;
+  if (opset < 10) {
+    KernelInfo info(n, opset);
+    starts = info.attr_ints("starts");
+    ends = info.attr_ints("ends");
+    has_axes = info.has_attr("axes");
+    if (has_axes) axes = info.attr_ints("axes");
+  } else {
+    auto read = [&](size_t i, std::vector<int64_t>* out, bool* present) {
+      if (i >= n.inputs.size() || n.inputs[i].empty()) return true;
+      const Tensor* t = constant(i);
+      if (t == nullptr) return false;
+      *out = t->ToInt64Vector();
+      if (present) *present = true;
+      return true;
+    };
+    if (!read(1, &starts, nullptr) || !read(2, &ends, nullptr) || !read(3, &axes, &has_axes) ||
+        !read(4, &steps, &has_steps)) {
+      *why = "starts/ends/axes/steps not constant";
+      return std::nullopt;
+    }
+  }
+  std::vector<Value> none;
+  KernelContext ctx(n, {}, &none, nullptr, nullptr);  // for the rules' error messages only
+  cpu::SliceWindow w = cpu::ResolveSlice(ctx, shape, starts, ends, has_axes ? &axes : nullptr, has_steps ? &steps : nullptr);
+  for (int64_t st : w.step)
+    if (st != 1) {
+      *why = "strided slice";
+      return std::nullopt;
+    }
+  return w;
+}
+
+std::string CheckSlice(const NodeQuery& q) {
+  std::string why;
+  auto x = *q.input_type(0)->StaticShape();
+  try {
+    auto w = SliceWindowOf(q.node, q.opset, x, [&](size_t i) { return q.constant_input(i); }, &why);
+    if (!w) return why;
+    if (w->out_shape != *q.output_type(0)->StaticShape()) return "output shape disagrees with the window";
+  } catch (const Error& e) {
+    return e.what();  // the CPU kernel reports it properly
+  }
+  return "";
+}
+
+// A window of the input's own layout when that layout allows one (plain or
+// channels-last), copied out densely in the same dim order.
+void LowerSlice(Compiler& c, const Node& n) {
+  std::vector<int64_t> xs = c.ShapeOf(n.inputs[0]);
+  std::string why;
+  auto w = SliceWindowOf(n, c.OpsetOf(n), xs, [&](size_t i) { return c.ConstantOf(n.inputs[i]); }, &why);
+  if (!w) c.Fail(n, why);
+  int src = c.Use(n.inputs[0]);
+  if (c.DescOf(src).data.format_desc.blocking.inner_nblks != 0) src = c.AsPlain(src);
+  const Desc sd = c.DescOf(src);
+  Dims out = ToDims(w->out_shape);
+  Desc window = sd.submemory_desc(out, ToDims(w->begin));
+  // Dense strides in the source's dim order (outermost = largest stride).
+  const auto& st = sd.data.format_desc.blocking.strides;
+  std::vector<int> order(out.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return st[a] > st[b]; });
+  Dims strides(out.size());
+  dnnl::memory::dim step = 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    strides[static_cast<size_t>(order[k])] = step;
+    step *= std::max<dnnl::memory::dim>(out[static_cast<size_t>(order[k])], 1);
+  }
+  int view = c.Alias("", src, window);
+  int dst = c.Define(n.outputs[0], Desc(out, dnnl::memory::data_type::f32, strides));
+  dnnl::reorder::primitive_desc pd(c.engine(), window, c.engine(), c.DescOf(dst), c.Attr());
+  c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, dst}}, n.Label());
+}
+
 std::string CheckConcat(const NodeQuery& q) {
   auto y = *q.output_type(0)->StaticShape();
   int64_t rank = static_cast<int64_t>(y.size());
@@ -153,20 +236,20 @@ void LowerConcat(Compiler& c, const Node& n) {
 
 std::vector<DnnlRow> ShapeRows() {
   std::vector<DnnlRow> rows;
-  auto view = [&](const char* op, int64_t first, std::vector<size_t> meta) {
-    rows.push_back({{"ai.onnx", op, first, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, std::move(meta),
-                    CheckView, LowerView});
+  auto add = [&](const char* op, int64_t first, std::vector<size_t> meta, std::string (*check)(const NodeQuery&),
+                 void (*lower)(Compiler&, const Node&)) {
+    rows.push_back({{"ai.onnx", op, first, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, std::move(meta), check,
+                    lower});
   };
-  view("Reshape", 5, {1});
-  view("Flatten", 1, {});
-  view("Squeeze", 1, {1});
-  view("Unsqueeze", 1, {1});
-  view("Identity", 1, {});
-  view("Dropout", 7, {1, 2});
-  rows.push_back({{"ai.onnx", "Transpose", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckTranspose,
-                  LowerTranspose});
-  rows.push_back({{"ai.onnx", "Concat", 4, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckConcat,
-                  LowerConcat});
+  add("Reshape", 5, {1}, CheckView, LowerView);
+  add("Flatten", 1, {}, CheckView, LowerView);
+  add("Squeeze", 1, {1}, CheckView, LowerView);
+  add("Unsqueeze", 1, {1}, CheckView, LowerView);
+  add("Identity", 1, {}, CheckView, LowerView);
+  add("Dropout", 7, {1, 2}, CheckView, LowerView);
+  add("Transpose", 1, {}, CheckTranspose, LowerTranspose);
+  add("Slice", 1, {1, 2, 3, 4}, CheckSlice, LowerSlice);
+  add("Concat", 4, {}, CheckConcat, LowerConcat);
   return rows;
 }
 
