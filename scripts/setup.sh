@@ -11,6 +11,7 @@ packages=(
   python3-torch python3-torchvision
   libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
+  libdnnl-dev
 )
 missing=()
 for p in "${packages[@]}"; do
