@@ -86,8 +86,8 @@ void LowerConv(Compiler& c, const Node& n) {
 
 std::vector<DnnlRow> ConvRows() {
   return {
-      {{"ai.onnx", "Conv", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckConv, LowerConv},
-      {{kTesseraDomain, "FusedConv", 1, 1, {DataType::kFloat}, CompiledOnly()}, {}, CheckConv, LowerConv},
+      Row("ai.onnx", "Conv", 1, kMaxOnnxOpset, {}, CheckConv, LowerConv),
+      Row(kTesseraDomain, "FusedConv", 1, 1, {}, CheckConv, LowerConv),
   };
 }
 

@@ -103,8 +103,7 @@ void LowerBinary(Compiler& c, const Node& n) {
 std::vector<DnnlRow> EltwiseRows() {
   std::vector<DnnlRow> rows;
   auto unary = [&](const char* op, int64_t first, std::vector<size_t> constants = {}) {
-    rows.push_back({{"ai.onnx", op, first, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()},
-                    std::move(constants), CheckUnary, LowerUnary});
+    rows.push_back(Row("ai.onnx", op, first, kMaxOnnxOpset, std::move(constants), CheckUnary, LowerUnary));
   };
   // Not Log: oneDNN's is approximate (log(1) = -1.4e-6), where ONNX tests expect exact zeros.
   for (const char* op : {"Relu", "LeakyRelu", "Elu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg",
@@ -116,7 +115,7 @@ std::vector<DnnlRow> EltwiseRows() {
   unary("Clip", 6, {1, 2});
   // Opsets before 7 broadcast with `axis`/`broadcast` attributes instead.
   for (const char* op : {"Add", "Sub", "Mul", "Div"})
-    rows.push_back({{"ai.onnx", op, 7, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckBinary, LowerBinary});
+    rows.push_back(Row("ai.onnx", op, 7, kMaxOnnxOpset, {}, CheckBinary, LowerBinary));
   return rows;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ std::vector<DnnlRow> EltwiseRows();
 std::vector<DnnlRow> MatMulRows();
 std::vector<DnnlRow> NormalizationRows();
 std::vector<DnnlRow> ShapeRows();
+std::vector<DnnlRow> ReduceRows();
 
 // Every row, in one table (built once).
 const std::vector<DnnlRow>& AllRows();
@@ -40,6 +42,12 @@ void Lower(Compiler& compiler, const Node& node);
 
 // The row's factory: oneDNN nodes run only inside compiled partitions.
 KernelFactory CompiledOnly();
+
+using CheckFn = std::string (*)(const NodeQuery&);
+using LowerFn = void (*)(Compiler&, const Node&);
+// A float row for opsets [first, last] of domain:op.
+DnnlRow Row(const std::string& domain, const std::string& op, int64_t first, int64_t last, std::vector<size_t> meta,
+            CheckFn check, LowerFn lower);
 
 // Shared claim helpers: "" when fine, else the reason.
 std::string RequireConstant(const NodeQuery& q, size_t input, const char* what);

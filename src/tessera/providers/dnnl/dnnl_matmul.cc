@@ -136,9 +136,9 @@ void LowerMatMul(Compiler& c, const Node& n) {
 
 std::vector<DnnlRow> MatMulRows() {
   return {
-      {{"ai.onnx", "Gemm", 7, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckGemm, LowerGemm},
-      {{kTesseraDomain, "FusedGemm", 1, 1, {DataType::kFloat}, CompiledOnly()}, {}, CheckGemm, LowerGemm},
-      {{"ai.onnx", "MatMul", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckMatMul, LowerMatMul},
+      Row("ai.onnx", "Gemm", 7, kMaxOnnxOpset, {}, CheckGemm, LowerGemm),
+      Row(kTesseraDomain, "FusedGemm", 1, 1, {}, CheckGemm, LowerGemm),
+      Row("ai.onnx", "MatMul", 1, kMaxOnnxOpset, {}, CheckMatMul, LowerMatMul),
   };
 }
 

@@ -142,13 +142,11 @@ void LowerLayerNorm(Compiler& c, const Node& n) {
 
 std::vector<DnnlRow> NormalizationRows() {
   return {
-      {{"ai.onnx", "BatchNormalization", 9, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckBatchNorm,
-       LowerBatchNorm},
-      {{"ai.onnx", "LRN", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckLrn, LowerLrn},
-      {{"ai.onnx", "Softmax", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckSoftmax, LowerSoftmax},
-      {{"ai.onnx", "LogSoftmax", 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckSoftmax, LowerSoftmax},
-      {{"ai.onnx", "LayerNormalization", 17, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckLayerNorm,
-       LowerLayerNorm},
+      Row("ai.onnx", "BatchNormalization", 9, kMaxOnnxOpset, {}, CheckBatchNorm, LowerBatchNorm),
+      Row("ai.onnx", "LRN", 1, kMaxOnnxOpset, {}, CheckLrn, LowerLrn),
+      Row("ai.onnx", "Softmax", 1, kMaxOnnxOpset, {}, CheckSoftmax, LowerSoftmax),
+      Row("ai.onnx", "LogSoftmax", 1, kMaxOnnxOpset, {}, CheckSoftmax, LowerSoftmax),
+      Row("ai.onnx", "LayerNormalization", 17, kMaxOnnxOpset, {}, CheckLayerNorm, LowerLayerNorm),
   };
 }
 

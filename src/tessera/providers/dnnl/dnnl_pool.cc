@@ -65,7 +65,7 @@ void LowerPool(Compiler& c, const Node& n) {
 std::vector<DnnlRow> PoolRows() {
   std::vector<DnnlRow> rows;
   for (const char* op : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"})
-    rows.push_back({{"ai.onnx", op, 1, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, {}, CheckPool, LowerPool});
+    rows.push_back(Row("ai.onnx", op, 1, kMaxOnnxOpset, {}, CheckPool, LowerPool));
   return rows;
 }
 

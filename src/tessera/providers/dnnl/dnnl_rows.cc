@@ -12,10 +12,20 @@ KernelFactory CompiledOnly() {
   };
 }
 
+DnnlRow Row(const std::string& domain, const std::string& op, int64_t first, int64_t last, std::vector<size_t> meta,
+            CheckFn check, LowerFn lower) {
+  DnnlRow r;
+  r.row = KernelRow{domain, op, first, last, {DataType::kFloat}, CompiledOnly()};
+  r.meta_inputs = std::move(meta);
+  r.check = check;
+  r.lower = lower;
+  return r;
+}
+
 const std::vector<DnnlRow>& AllRows() {
   static const std::vector<DnnlRow> rows = [] {
     std::vector<DnnlRow> all;
-    for (auto family : {ConvRows, PoolRows, EltwiseRows, MatMulRows, NormalizationRows, ShapeRows})
+    for (auto family : {ConvRows, PoolRows, EltwiseRows, MatMulRows, NormalizationRows, ShapeRows, ReduceRows})
       for (auto& r : family()) all.push_back(std::move(r));
     return all;
   }();

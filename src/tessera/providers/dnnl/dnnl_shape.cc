@@ -238,8 +238,7 @@ std::vector<DnnlRow> ShapeRows() {
   std::vector<DnnlRow> rows;
   auto add = [&](const char* op, int64_t first, std::vector<size_t> meta, std::string (*check)(const NodeQuery&),
                  void (*lower)(Compiler&, const Node&)) {
-    rows.push_back({{"ai.onnx", op, first, kMaxOnnxOpset, {DataType::kFloat}, CompiledOnly()}, std::move(meta), check,
-                    lower});
+    rows.push_back(Row("ai.onnx", op, first, kMaxOnnxOpset, std::move(meta), check, lower));
   };
   add("Reshape", 5, {1}, CheckView, LowerView);
   add("Flatten", 1, {}, CheckView, LowerView);
