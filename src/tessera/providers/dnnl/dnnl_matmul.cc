@@ -115,21 +115,120 @@ Dims Padded(const std::vector<int64_t>& s, size_t rank) {
   return d;
 }
 
+// A MatMul whose B has no batch dims is one GEMM over all of A's rows:
+// [.., M, K] x [K, N] -> [rows, K] x [K, N] (oneDNN would otherwise run one
+// small GEMM per batch entry). Rewrites the dims in place when it applies.
+bool CollapseBatch(Dims& a, Dims& b, Dims& y) {
+  size_t r = y.size();
+  if (r <= 2) return false;
+  for (size_t i = 0; i + 2 < r; ++i)
+    if (b[i] != 1) return false;
+  dnnl::memory::dim rows = 1;
+  for (size_t i = 0; i + 1 < r; ++i) rows *= a[i];
+  a = {rows, a[r - 1]};
+  b = {b[r - 2], b[r - 1]};
+  y = {rows, y[r - 1]};
+  return true;
+}
+
 void LowerMatMul(Compiler& c, const Node& n) {
   std::vector<int64_t> as = c.ShapeOf(n.inputs[0]), bs = c.ShapeOf(n.inputs[1]), ys = c.ShapeOf(n.outputs[0]);
   size_t r = ys.size();
   Dims ad = Padded(as, r), bd = Padded(bs, r), yd = ToDims(ys);
+  bool collapsed = CollapseBatch(ad, bd, yd);
   PostOpChain chain = AbsorbPostOps(c, n.outputs[0], false);
   dnnl::primitive_attr attr = c.Attr();
   attr.set_post_ops(chain.ops);
   const Tensor* b_const = c.ConstantOf(n.inputs[1]);
-  dnnl::matmul::desc d(PlainDesc(ad), b_const ? AnyDesc(bd) : PlainDesc(bd), PlainDesc(yd));
+  // Plain weights: read where they lie (no second copy of every weight);
+  // a blocked copy measured only ~3% faster on vit_b_16.
+  dnnl::matmul::desc d(PlainDesc(ad), PlainDesc(bd), PlainDesc(yd));
   dnnl::matmul::primitive_desc pd(d, attr, c.engine());
   int a = c.Alias("", c.AsPlain(c.Use(n.inputs[0])), PlainDesc(ad));
   int w = b_const ? c.Constant(*b_const, PlainDesc(bd), pd.weights_desc())
                   : c.Alias("", c.AsPlain(c.Use(n.inputs[1])), PlainDesc(bd));
-  int dst = c.Define(chain.output, pd.dst_desc());
+  int dst = c.Define(collapsed ? "" : chain.output, pd.dst_desc());
   c.Emit(pd, dnnl::matmul(pd), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, n.Label());
+  if (collapsed) c.Alias(chain.output, dst, PlainDesc(ToDims(ys)));
+}
+
+// Row-major storage of `dims` with its last two axes swapped, seen with
+// `dims` as the logical shape (a transB operand read in place).
+Desc SwappedLastTwo(const Dims& dims) {
+  Dims stored = dims;
+  size_t r = dims.size();
+  std::swap(stored[r - 1], stored[r - 2]);
+  Dims strides(r);
+  Desc plain = PlainDesc(stored);
+  for (size_t i = 0; i < r; ++i) strides[i] = plain.data.format_desc.blocking.strides[i];
+  std::swap(strides[r - 1], strides[r - 2]);
+  return Desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+// ai.tessera:FusedMatMul: act(alpha * A op(B) + bias) (transA unsupported here).
+std::string CheckFusedMatMul(const NodeQuery& q) {
+  KernelInfo info(q.node, q.opset);
+  if (info.attr_int("transA", 0) != 0) return "transA";
+  auto a = *q.input_type(0)->StaticShape(), b = *q.input_type(1)->StaticShape();
+  if (a.size() < 2 || b.size() < 2 || a.size() > 6 || b.size() > 6) return "operand ranks outside 2-6";
+  bool tb = info.attr_int("transB", 0) != 0;
+  int64_t kb = tb ? b[b.size() - 1] : b[b.size() - 2];
+  if (a.back() != kb) return "inner dimensions differ";
+  size_t r = std::max(a.size(), b.size());
+  for (size_t i = 2; i < r; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1, db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && db != 1) return "B broadcasts over a batch dim of A";
+  }
+  if (info.attr_float("alpha", 1.0f) != 1.0f && q.constant_input(1) == nullptr) return "alpha with a non-constant B";
+  if (q.node.inputs.size() > 2 && !q.node.inputs[2].empty()) {
+    auto bias = *q.input_type(2)->StaticShape();
+    auto y = *q.output_type(0)->StaticShape();
+    if (bias.size() != 1 || bias[0] != y.back()) return "bias is not a vector over the last axis";
+  }
+  if (!FusedActivationOf(q.node)) return "activation has no oneDNN post-op";
+  return "";
+}
+
+void LowerFusedMatMul(Compiler& c, const Node& n) {
+  KernelInfo info(n, c.OpsetOf(n));
+  std::vector<int64_t> as = c.ShapeOf(n.inputs[0]), bs = c.ShapeOf(n.inputs[1]), ys = c.ShapeOf(n.outputs[0]);
+  bool tb = info.attr_int("transB", 0) != 0;
+  float alpha = info.attr_float("alpha", 1.0f);
+  size_t r = ys.size();
+  std::vector<int64_t> logical_b = bs;
+  if (tb) std::swap(logical_b[bs.size() - 1], logical_b[bs.size() - 2]);
+  Dims ad = Padded(as, r), bd = Padded(logical_b, r), yd = ToDims(ys);
+  bool collapsed = CollapseBatch(ad, bd, yd);
+  Desc b_host = tb ? SwappedLastTwo(bd) : PlainDesc(bd);
+  bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+  Dims bias_dims(yd.size(), 1);
+  bias_dims.back() = ys.back();
+
+  PostOpChain chain;
+  std::vector<EltwiseOp> act = FusedActivationOf(n).value();
+  for (const auto& e : act) chain.ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+  chain = AbsorbPostOps(c, n.outputs[0], false, chain);
+  dnnl::primitive_attr attr = c.Attr();
+  attr.set_post_ops(chain.ops);
+  const Tensor* b_const = c.ConstantOf(n.inputs[1]);
+  Desc bias_desc = has_bias ? PlainDesc(bias_dims) : Desc();
+  // Plain weights, as in MatMul.
+  dnnl::matmul::desc d(PlainDesc(ad), b_host, bias_desc, PlainDesc(yd));
+  dnnl::matmul::primitive_desc pd(d, attr, c.engine());
+  int a = c.Alias("", c.AsPlain(c.Use(n.inputs[0])), PlainDesc(ad));
+  int w = b_const ? c.Constant(Scaled(*b_const, alpha), b_host, pd.weights_desc())
+                  : c.Alias("", c.AsPlain(c.Use(n.inputs[1])), b_host);
+  std::vector<std::pair<int, int>> args{{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, w}};
+  if (has_bias) {
+    int bias;
+    if (const Tensor* t = c.ConstantOf(n.inputs[2])) bias = c.Constant(*t, bias_desc, bias_desc);
+    else bias = c.Alias("", c.AsPlain(c.Use(n.inputs[2])), bias_desc);
+    args.push_back({DNNL_ARG_BIAS, bias});
+  }
+  int dst = c.Define(collapsed ? "" : chain.output, pd.dst_desc());
+  args.push_back({DNNL_ARG_DST, dst});
+  c.Emit(pd, dnnl::matmul(pd), std::move(args), n.Label());
+  if (collapsed) c.Alias(chain.output, dst, PlainDesc(ToDims(ys)));
 }
 
 }  // namespace
@@ -137,6 +236,7 @@ void LowerMatMul(Compiler& c, const Node& n) {
 std::vector<DnnlRow> MatMulRows() {
   return {
       Row("ai.onnx", "Gemm", 7, kMaxOnnxOpset, {}, CheckGemm, LowerGemm),
+      Row(kTesseraDomain, "FusedMatMul", 1, 1, {}, CheckFusedMatMul, LowerFusedMatMul),
       Row(kTesseraDomain, "FusedGemm", 1, 1, {}, CheckGemm, LowerGemm),
       Row("ai.onnx", "MatMul", 1, kMaxOnnxOpset, {}, CheckMatMul, LowerMatMul),
   };
