@@ -3,9 +3,11 @@
 # (../shared/bench), interleaved model by model so machine noise hits both.
 # Writes a markdown table to stdout (and JSON lines to $OUT_DIR).
 #
-# usage: bench/compare.sh MODELS_DIR [THREADS...]     (default threads: 1 2)
+# usage: bench/compare.sh MODELS_DIR [THREADS...]     (default threads: 1 2,
+#        one table row per model and thread count)
 # env:   RUNS (20), WARMUP (5), ONLY (comma list of models), ORT_NODE_PATH
-#        (folder holding node_modules/onnxruntime-node; default: ../shared/bench)
+#        (folder holding node_modules/onnxruntime-node; default: ../shared/bench),
+#        TESSERA (the binary; default: build/bin/tessera)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 models="${1:?usage: bench/compare.sh MODELS_DIR [THREADS...]}"
@@ -13,6 +15,8 @@ shift
 threads=("$@")
 [ ${#threads[@]} -gt 0 ] || threads=(1 2)
 runs="${RUNS:-20}"
+tessera="${TESSERA:-build/bin/tessera}"
+[ -x "$tessera" ] || { echo "error: $tessera not found or not executable (build first, or set TESSERA)" >&2; exit 1; }
 warmup="${WARMUP:-5}"
 out="${OUT_DIR:-$(mktemp -d)}"
 mkdir -p "$out"
@@ -33,7 +37,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for m in $list; do
   [ -f "$models/$m/model.onnx" ] || continue
   for t in "${threads[@]}"; do
-    ts=$(build/bin/tessera bench "$models/$m" --threads "$t" --runs "$runs" --warmup "$warmup" --json)
+    ts=$("$tessera" bench "$models/$m" --threads "$t" --runs "$runs" --warmup "$warmup" --json)
     echo "$ts" >> "$out/tessera.jsonl"
     ort_med="-"; ort_create="-"; ort_rss="-"; ratio="-"
     if [ $have_ort = 1 ]; then

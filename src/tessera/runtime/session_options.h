@@ -12,8 +12,14 @@ namespace tessera {
 struct SessionOptions {
   Severity log_severity_level = Severity::kWarning;
   std::string log_id = "tessera";
-  // Threads for kernels: 0 = one per core.
+  // Threads for kernels: 0 = one per core. Every library a kernel calls
+  // uses this pool too (OpenBLAS runs single-threaded and GEMMs split over
+  // the pool), so this is the session's whole compute thread count.
   int intra_op_num_threads = 0;
+  // Nodes of independent branches that may run at once (each then shares the
+  // intra-op pool): 0 = as many as useful, 1 = one node at a time. Must be
+  // >= 0. The executor runs nodes one at a time today, whatever the value.
+  int inter_op_num_threads = 1;
   LoadLimits load_limits;
   // Session creation fails, listing every such node and why each provider
   // declined it, when a node would fall back to the CPU provider while other
@@ -40,6 +46,13 @@ struct SessionOptions {
   // When set, the optimized model is written there (ONNX; fused nodes in the
   // ai.tessera domain) and can be loaded and run like any other model.
   std::string optimized_model_filepath;
+  // Memory planner (docs/memory.md): the tensors a run allocates come from
+  // a per-run arena whose blocks are reused as values die, and elementwise
+  // nodes may write into a dying input. Off: every tensor from the heap.
+  bool enable_memory_arena = true;
+  // Idle arenas kept (>= 1), each holding the blocks of one set of input
+  // shapes; concurrent runs each use their own.
+  int memory_pattern_cache = 2;
   // Checks the graph's structure after every optimizer pass (a failure names
   // the pass). On in debug builds; the conformance runner turns it on.
 #ifdef NDEBUG

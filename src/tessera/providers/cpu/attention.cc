@@ -1,6 +1,4 @@
 // Attention (opsets 23, 24+) and RotaryEmbedding (opset 23+).
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,22 +7,25 @@
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/matmul_gemm.h"
 
 namespace tessera::cpu {
 
 namespace {
 
+// Through the pooled GEMM: inside a (batch, head) chunk it is one
+// single-threaded BLAS call; at top level it may split over the pool.
 inline void GemmNT(int m, int n, int k, float alpha, const float* a, const float* b, float* c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, k, b, k, 0.0f, c, n);
+  GemmF32(false, true, m, n, k, alpha, a, k, b, k, 0.0f, c, n);
 }
 inline void GemmNT(int m, int n, int k, double alpha, const double* a, const double* b, double* c) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, k, b, k, 0.0, c, n);
+  GemmF64(false, true, m, n, k, alpha, a, k, b, k, 0.0, c, n);
 }
 inline void GemmNN(int m, int n, int k, const float* a, const float* b, float* c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  GemmF32(false, false, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
 }
 inline void GemmNN(int m, int n, int k, const double* a, const double* b, double* c) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+  GemmF64(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
 }
 
 // Reads a mask element as an additive bias (bool: 0 or -inf).
@@ -62,6 +63,7 @@ class Attention final : public OpKernel {
   }
 
   void Compute(KernelContext& ctx) const override {
+    ThreadPool::CurrentScope threads(ctx.thread_pool());  // GEMMs outside the head loop split over it
     const Tensor& q = ctx.input(0);
     DispatchFloat(q.dtype(), ctx, [&]<typename T>() {
       if constexpr (std::is_same_v<T, double>)

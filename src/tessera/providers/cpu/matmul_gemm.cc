@@ -2,8 +2,13 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <initializer_list>
+
+#include "tessera/base/thread_pool.h"
+#include "tessera/providers/cpu/blas_threads.h"
 
 namespace tessera::cpu {
 
@@ -32,6 +37,74 @@ void GemmFallback(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, co
     }
 }
 
+// Multiply-adds below which one more thread costs more (wake-up, a second
+// packing of the shared operand) than it saves.
+constexpr double kMinMacsPerThread = 1 << 18;
+
+// One single-threaded BLAS call on a block of C. One row of C is a
+// matrix-vector product: sgemv reads B once where sgemm would first copy
+// (pack) all of it.
+void BlasCall(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+              float beta, float* c, int ldc) {
+  if (m == 1) {
+    // OpenBLAS's scaling by beta = 0 multiplies (NaN * 0 stays NaN) and C may
+    // be uninitialized: clear it instead.
+    if (beta == 0.0f) std::memset(c, 0, static_cast<size_t>(n) * sizeof(float));
+    cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? n : k, tb ? k : n, alpha, b, ldb, a,
+                ta ? lda : 1, beta == 0.0f ? 1.0f : beta, c, 1);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
+              ldb, beta, c, ldc);
+}
+void BlasCall(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+              int ldb, double beta, double* c, int ldc) {
+  if (m == 1) {
+    if (beta == 0.0) std::memset(c, 0, static_cast<size_t>(n) * sizeof(double));
+    cblas_dgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? n : k, tb ? k : n, alpha, b, ldb, a,
+                ta ? lda : 1, beta == 0.0 ? 1.0 : beta, c, 1);
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
+              ldb, beta, c, ldc);
+}
+
+// Splits C into one block of columns (or, for tall C, rows) per thread of
+// the current pool; each block is an independent single-threaded BLAS call.
+// Inside a pool chunk, or without a pool, the whole GEMM is one call.
+template <typename T>
+void PooledGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+                int64_t ldb, T beta, T* c, int64_t ldc) {
+  PinBlasToOneThread();
+  ThreadPool* pool = ThreadPool::InParallelRegion() ? nullptr : ThreadPool::Current();
+  double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  int64_t tasks = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / kMinMacsPerThread)) : 1;
+  bool by_cols = n >= m;
+  // Blocks of whole SIMD panels (16 columns, 4 rows) keep BLAS on its fast path.
+  int64_t align = by_cols ? 16 : 4, extent = by_cols ? n : m;
+  int64_t block = tasks > 1 ? (extent / tasks + align - 1) / align * align : extent;
+  if (block <= 0 || block >= extent) {
+    BlasCall(ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
+             static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+    return;
+  }
+  int64_t blocks = (extent + block - 1) / block;
+  pool->ParallelFor(blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      int64_t lo = blk * block, len = std::min(extent, lo + block) - lo;
+      if (by_cols) {
+        const T* bb = tb ? b + lo * ldb : b + lo;
+        BlasCall(ta, tb, static_cast<int>(m), static_cast<int>(len), static_cast<int>(k), alpha, a,
+                 static_cast<int>(lda), bb, static_cast<int>(ldb), beta, c + lo, static_cast<int>(ldc));
+      } else {
+        const T* ab = ta ? a + lo : a + lo * lda;
+        BlasCall(ta, tb, static_cast<int>(len), static_cast<int>(n), static_cast<int>(k), alpha, ab,
+                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c + lo * ldc, static_cast<int>(ldc));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void GemmF32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
@@ -42,9 +115,7 @@ void GemmF32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
     return;
   }
   if (!FitsBlas(m, n, k, lda, ldb, ldc)) return GemmFallback(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-              beta, c, static_cast<int>(ldc));
+  PooledGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void GemmF64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
@@ -55,9 +126,7 @@ void GemmF64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, co
     return;
   }
   if (!FitsBlas(m, n, k, lda, ldb, ldc)) return GemmFallback(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-              beta, c, static_cast<int>(ldc));
+  PooledGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace tessera::cpu

@@ -4,8 +4,6 @@
 // and direction is one GEMM, then each step runs one (GRU: two) recurrent GEMM
 // over the whole batch followed by the per-unit gate arithmetic. float16 and
 // bfloat16 compute in float, double in double.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -16,29 +14,22 @@
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/matmul_gemm.h"
 
 namespace tessera::cpu {
 
 namespace {
 
-// ---- GEMM wrappers (row-major, C = alpha*A*op(B) + beta*C) -------------------
+// ---- GEMM wrappers (row-major, C = A*op(B) + beta*C) ---------------------
+// The pooled GEMM splits the step's GEMM over the session's threads (the
+// kernel makes its pool current) and keeps OpenBLAS on one thread.
 inline void Gemm(bool trans_b, int m, int n, int k, const float* a, int lda, const float* b, int ldb, float beta,
                  float* c, int ldc) {
-  if (m == 1 && trans_b) {  // one row: y = B * a, a matrix-vector product
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, b, ldb, a, 1, beta, c, 1);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb, beta,
-              c, ldc);
+  GemmF32(false, trans_b, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
 }
 inline void Gemm(bool trans_b, int m, int n, int k, const double* a, int lda, const double* b, int ldb, double beta,
                  double* c, int ldc) {
-  if (m == 1 && trans_b) {
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0, b, ldb, a, 1, beta, c, 1);
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta, c,
-              ldc);
+  GemmF64(false, trans_b, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
 }
 
 // ---- activations -------------------------------------------------------------
@@ -307,6 +298,7 @@ class RecurrentBase : public OpKernel {
   }
 
   void Compute(KernelContext& ctx) const override {
+    ThreadPool::CurrentScope threads(ctx.thread_pool());  // the per-step GEMMs split over it
     const Tensor& x = ctx.input(0);
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       if constexpr (std::is_same_v<T, double>)

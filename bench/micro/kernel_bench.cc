@@ -1,0 +1,287 @@
+// Micro-benchmarks of the CPU kernels on shapes taken from the benchmark
+// suite (../shared/bench). Each benchmark creates the kernel exactly as a
+// session does (CPU kernel table row -> KernelInfo -> Compute on a
+// KernelContext), with a pool of `threads` threads made current the way a
+// session run makes it current, so GEMMs split over it.
+//
+// Counters: FLOPS (2 per multiply-add) for GEMM and convolution, to set
+// against the machine's FMA ceiling (../shared/bench/peak/peak_fma.c);
+// items_per_second (output elements) for the memory-bound kernels.
+//
+//   build-X/bin/tessera_micro_bench --benchmark_filter='MatMul|Conv'
+#include <benchmark/benchmark.h>
+
+#include <exception>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/base/thread_pool.h"
+#include "tessera/ir/graph.h"
+#include "tessera/ops/kernel.h"
+#include "tessera/ops/kernel_table.h"
+#include "tessera/providers/cpu/cpu_execution_provider.h"
+
+namespace tessera {
+namespace {
+
+Attribute IntAttr(const std::string& name, int64_t v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInt;
+  a.i = v;
+  return a;
+}
+Attribute FloatAttr(const std::string& name, float v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloat;
+  a.f = v;
+  return a;
+}
+Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+Attribute StringAttr(const std::string& name, std::string v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+Tensor Random(Shape shape, unsigned seed) {
+  Tensor t(DataType::kFloat, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+  return t;
+}
+
+// One node, its kernel and its inputs, run repeatedly on one pool.
+class KernelRun {
+ public:
+  KernelRun(std::string domain, std::string op, int64_t opset, std::vector<Tensor> inputs,
+            std::vector<Attribute> attrs, int threads, size_t num_outputs = 1)
+      : opset_(opset), pool_(threads) {
+    node_.name = "bench";
+    node_.op_type = std::move(op);
+    node_.domain = std::move(domain);
+    node_.attributes = std::move(attrs);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      node_.inputs.push_back("in" + std::to_string(i));
+      inputs_.emplace_back(std::move(inputs[i]));
+    }
+    for (size_t i = 0; i < num_outputs; ++i) node_.outputs.push_back("out" + std::to_string(i));
+    std::string why;
+    const KernelRow* row = CpuKernelTable().Find(node_.domain, node_.op_type, opset_, &why);
+    if (row == nullptr) {
+      error_ = node_.Label() + ": " + why;
+      return;
+    }
+    try {
+      kernel_ = row->create(KernelInfo(node_, opset_));
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+
+  const std::string& error() const { return error_; }
+
+  void Run() {
+    std::vector<const Value*> ptrs;
+    for (const Value& v : inputs_) ptrs.push_back(&v);
+    outputs_.assign(node_.outputs.size(), Value());
+    ThreadPool::CurrentScope current(&pool_);
+    KernelContext ctx(node_, std::move(ptrs), &outputs_, &pool_, nullptr);
+    kernel_->Compute(ctx);
+    benchmark::DoNotOptimize(outputs_[0].tensor().raw_data());
+  }
+
+ private:
+  Node node_;
+  int64_t opset_;
+  ThreadPool pool_;
+  std::vector<Value> inputs_;
+  std::vector<Value> outputs_;
+  std::unique_ptr<OpKernel> kernel_;
+  std::string error_;
+};
+
+// Runs the kernel in the timing loop; flops > 0 adds a FLOPS rate, items > 0
+// an items rate (elements written per run).
+void Loop(benchmark::State& state, KernelRun& run, double flops, double items) {
+  if (!run.error().empty()) {
+    state.SkipWithError(run.error().c_str());
+    return;
+  }
+  try {
+    run.Run();  // warm: first-touch of the output, kernel caches
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) run.Run();
+  if (flops > 0)
+    state.counters["FLOPS"] = benchmark::Counter(flops * static_cast<double>(state.iterations()),
+                                                 benchmark::Counter::kIsRate);
+  if (items > 0) state.SetItemsProcessed(static_cast<int64_t>(items) * state.iterations());
+}
+
+int Threads(const benchmark::State& state) { return static_cast<int>(state.range(0)); }
+
+// ---- GEMM: transformer shapes (M = tokens) ------------------------------------
+
+void BM_MatMul(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
+  KernelRun run("ai.onnx", "MatMul", 13, {Random({m, k}, 1), Random({k, n}, 2)}, {}, Threads(state));
+  Loop(state, run, 2.0 * m * n * k, 0);
+}
+
+// Gemm as exported from nn.Linear: B transposed, bias row.
+void BM_Gemm(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
+  KernelRun run("ai.onnx", "Gemm", 13, {Random({m, k}, 1), Random({n, k}, 2), Random({n}, 3)},
+                {IntAttr("transB", 1)}, Threads(state));
+  Loop(state, run, 2.0 * m * n * k, 0);
+}
+
+// FusedMatMul + bias + GELU: the FFN up-projection of bert/gpt2 after fusion.
+void BM_FusedMatMulGelu(benchmark::State& state) {
+  int64_t m = 128, k = 768, n = 3072;
+  KernelRun run("ai.tessera", "FusedMatMul", 1, {Random({m, k}, 1), Random({k, n}, 2), Random({n}, 3)},
+                {StringAttr("activation", "Gelu")}, Threads(state));
+  Loop(state, run, 2.0 * m * n * k, 0);
+}
+
+// ---- Convolution (batch 1, NCHW) ----------------------------------------------
+
+struct ConvShape {
+  int64_t c, m, hw, kernel, stride, group;
+};
+
+double ConvFlops(const ConvShape& s) {
+  int64_t pad = s.kernel / 2, out = (s.hw + 2 * pad - s.kernel) / s.stride + 1;
+  return 2.0 * s.m * out * out * (s.c / s.group) * s.kernel * s.kernel;
+}
+
+std::vector<Attribute> ConvAttrs(const ConvShape& s) {
+  int64_t pad = s.kernel / 2;
+  return {IntsAttr("kernel_shape", {s.kernel, s.kernel}), IntsAttr("strides", {s.stride, s.stride}),
+          IntsAttr("pads", {pad, pad, pad, pad}), IntAttr("group", s.group)};
+}
+
+void BM_Conv(benchmark::State& state, ConvShape s) {
+  KernelRun run("ai.onnx", "Conv", 11,
+                {Random({1, s.c, s.hw, s.hw}, 1), Random({s.m, s.c / s.group, s.kernel, s.kernel}, 2),
+                 Random({s.m}, 3)},
+                ConvAttrs(s), Threads(state));
+  Loop(state, run, ConvFlops(s), 0);
+}
+
+// The optimizer's Conv + bias + activation node.
+void BM_FusedConv(benchmark::State& state, ConvShape s, const char* activation) {
+  std::vector<Attribute> attrs = ConvAttrs(s);
+  attrs.push_back(StringAttr("activation", activation));
+  KernelRun run("ai.tessera", "FusedConv", 1,
+                {Random({1, s.c, s.hw, s.hw}, 1), Random({s.m, s.c / s.group, s.kernel, s.kernel}, 2),
+                 Random({s.m}, 3)},
+                attrs, Threads(state));
+  Loop(state, run, ConvFlops(s), 0);
+}
+
+// ---- Memory-bound kernels --------------------------------------------------------
+
+void BM_Softmax(benchmark::State& state) {
+  KernelRun run("ai.onnx", "Softmax", 13, {Random({12, 128, 128}, 1)}, {IntAttr("axis", -1)}, Threads(state));
+  Loop(state, run, 0, 12 * 128 * 128);
+}
+
+void BM_LayerNorm(benchmark::State& state) {
+  KernelRun run("ai.onnx", "LayerNormalization", 17, {Random({128, 768}, 1), Random({768}, 2), Random({768}, 3)},
+                {IntAttr("axis", -1), FloatAttr("epsilon", 1e-5f)}, Threads(state), 1);
+  Loop(state, run, 0, 128 * 768);
+}
+
+void BM_Gelu(benchmark::State& state, const char* approximate) {
+  KernelRun run("ai.tessera", "Gelu", 1, {Random({128, 3072}, 1)}, {StringAttr("approximate", approximate)},
+                Threads(state));
+  Loop(state, run, 0, 128 * 3072);
+}
+
+void BM_FusedAttention(benchmark::State& state) {
+  // bert_base self-attention: 12 heads, 128 tokens, head size 64.
+  int64_t h = 12, s = 128, d = 64;
+  KernelRun run("ai.tessera", "Attention", 1,
+                {Random({1, h, s, d}, 1), Random({1, h, d, s}, 2), Random({1, h, s, d}, 3)},
+                {FloatAttr("scale", 0.125f)}, Threads(state));
+  Loop(state, run, 2.0 * h * s * s * d * 2, 0);
+}
+
+void BM_MaxPool(benchmark::State& state) {
+  // resnet50 stem: 3x3 stride 2 over 64x112x112.
+  KernelRun run("ai.onnx", "MaxPool", 12, {Random({1, 64, 112, 112}, 1)},
+                {IntsAttr("kernel_shape", {3, 3}), IntsAttr("strides", {2, 2}), IntsAttr("pads", {1, 1, 1, 1})},
+                Threads(state));
+  Loop(state, run, 0, 64 * 56 * 56);
+}
+
+void BM_GlobalAveragePool(benchmark::State& state) {
+  KernelRun run("ai.onnx", "GlobalAveragePool", 1, {Random({1, 1280, 7, 7}, 1)}, {}, Threads(state));
+  Loop(state, run, 0, 1280 * 7 * 7);  // elements read: the output is tiny
+}
+
+void BM_ReduceMean(benchmark::State& state) {
+  KernelRun run("ai.onnx", "ReduceMean", 13, {Random({1, 128, 768}, 1)},
+                {IntsAttr("axes", {-1}), IntAttr("keepdims", 1)}, Threads(state));
+  Loop(state, run, 0, 128 * 768);
+}
+
+void BM_AddBroadcast(benchmark::State& state, Shape a, Shape b) {
+  int64_t n = 1;
+  for (int64_t d : a) n *= d;
+  KernelRun run("ai.onnx", "Add", 14, {Random(a, 1), Random(std::move(b), 2)}, {}, Threads(state));
+  Loop(state, run, 0, static_cast<double>(n));
+}
+
+void BM_Unary(benchmark::State& state, const char* op, int64_t opset) {
+  KernelRun run("ai.onnx", op, opset, {Random({1, 96, 112, 112}, 1)}, {}, Threads(state));
+  Loop(state, run, 0, 96 * 112 * 112);
+}
+
+void ThreadArgs(benchmark::internal::Benchmark* b) { b->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime(); }
+
+BENCHMARK_CAPTURE(BM_MatMul, 1x768x768, 1, 768, 768)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_MatMul, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_MatMul, 128x3072x768, 128, 3072, 768)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Gemm, 1x768x768, 1, 768, 768)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Gemm, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Gemm, 128x3072x768, 128, 3072, 768)->Apply(ThreadArgs);
+BENCHMARK(BM_FusedMatMulGelu)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s2, ConvShape{96, 96, 112, 3, 2, 96})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_FusedConv, 1x1_256to64_56_relu, ConvShape{256, 64, 56, 1, 1, 1}, "Relu")->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_FusedConv, dw3x3_96ch_112_silu, ConvShape{96, 96, 112, 3, 1, 96}, "Silu")->Apply(ThreadArgs);
+BENCHMARK(BM_Softmax)->Apply(ThreadArgs);
+BENCHMARK(BM_LayerNorm)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Gelu, erf, "none")->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Gelu, fast_tanh, "tanh")->Apply(ThreadArgs);
+BENCHMARK(BM_FusedAttention)->Apply(ThreadArgs);
+BENCHMARK(BM_MaxPool)->Apply(ThreadArgs);
+BENCHMARK(BM_GlobalAveragePool)->Apply(ThreadArgs);
+BENCHMARK(BM_ReduceMean)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_AddBroadcast, 128x768_plus_768, Shape{128, 768}, Shape{768})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_AddBroadcast, 96x112x112_plus_96x1x1, Shape{1, 96, 112, 112}, Shape{1, 96, 1, 1})
+    ->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Unary, Sigmoid, "Sigmoid", 13)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Unary, Swish, "Swish", 24)->Apply(ThreadArgs);
+
+}  // namespace
+}  // namespace tessera
