@@ -209,9 +209,15 @@ Value ValueFromMap(const wire::Map& m) {
 
 using namespace format_internal;
 
-Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_dir, const LoadLimits& limits) {
+namespace {
+
+// from_mapping: `data` is a private mapping of the model file, owned by the
+// caller and unused after loading.
+Model LoadModel(const void* data, size_t size, const std::string& base_dir, const LoadLimits& limits,
+                bool from_mapping) {
   return [&] {
     LoadContext ctx;
+    ctx.drop_payload_pages = from_mapping;
     ctx.base_dir = base_dir;
     ctx.limits = limits;
     ctx.model_name = base_dir.empty() ? "<model bytes>" : base_dir;
@@ -226,7 +232,16 @@ Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_
     google::protobuf::io::CodedInputStream input(static_cast<const uint8_t*>(data), static_cast<int>(size));
     input.SetRecursionLimit(recursion_limit);
     wire::Model proto;
-    if (!proto.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage())
+    bool parsed = ParseModelSplittingPayloads(static_cast<const uint8_t*>(data), size, recursion_limit, &proto,
+                                              &ctx.payloads);
+    if (!parsed) {
+      // Whatever the split parse stumbled on, the plain parse decides (and
+      // words the error).
+      proto.Clear();
+      ctx.payloads.clear();
+      parsed = proto.ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
+    }
+    if (!parsed)
       TS_THROW(kInvalidModel, "not a valid ONNX model: the protobuf could not be parsed (truncated, not an .onnx "
                "file, or messages nested more than ", recursion_limit, " deep)");
     Model model;
@@ -255,12 +270,18 @@ Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_
   }();
 }
 
+}  // namespace
+
+Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_dir, const LoadLimits& limits) {
+  return LoadModel(data, size, base_dir, limits, false);
+}
+
 Model LoadModelFromFile(const std::string& path, const LoadLimits& limits) {
   auto file = MappedFile::Open(path);
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
   try {
-    Model m = LoadModelFromBytes(file->data(), file->size(), dir, limits);
+    Model m = LoadModel(file->data(), file->size(), dir, limits, true);
     m.path = path;
     return m;
   } catch (const Error& e) {

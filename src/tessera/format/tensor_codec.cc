@@ -1,6 +1,7 @@
 // TensorProto <-> Tensor, including external data and sparse tensors.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -126,12 +127,31 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
       TS_THROW(kResourceExhausted, "model '", ctx->model_name, "': initializers exceed the limit of ",
                limits.max_total_initializer_bytes, " bytes");
   }
-  if (t.has_raw_data()) {
+  const RawPayload* payload = nullptr;
+  if (ctx && !ctx->payloads.empty()) {
+    auto it = ctx->payloads.find(&t);
+    if (it != ctx->payloads.end()) payload = &it->second;
+  }
+  if (t.has_raw_data() || payload) {
+    RawPayload raw = payload ? *payload : RawPayload{reinterpret_cast<const uint8_t*>(t.raw_data().data()), t.raw_data().size()};
     if (dt == DataType::kString) TS_THROW(kInvalidModel, what, ": string tensors cannot use raw_data");
-    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
-      TS_THROW(kInvalidModel, what, ": raw_data has ", t.raw_data().size(), " bytes but shape ", ShapeToString(shape),
-               " of ", DataTypeName(dt), " needs ", bytes);
-    if (bytes) std::memcpy(out.raw_data(), t.raw_data().data(), static_cast<size_t>(bytes));
+    if (static_cast<int64_t>(raw.size) != bytes)
+      TS_THROW(kInvalidModel, what, ": raw_data has ", raw.size, " bytes but shape ", ShapeToString(shape), " of ",
+               DataTypeName(dt), " needs ", bytes);
+    if (payload && ctx->drop_payload_pages) {
+      // In slices, dropping each one's file pages as it is copied, so a
+      // large tensor is never resident twice.
+      constexpr size_t kSlice = size_t{8} << 20;
+      auto* dst = static_cast<uint8_t*>(out.raw_data());
+      for (size_t done = 0; done < raw.size; done += kSlice) {
+        size_t n = std::min(kSlice, raw.size - done);
+        std::memcpy(dst + done, raw.data + done, n);
+        DropMappedPages(raw.data + done, n);
+      }
+      DropMappedPages(raw.data, raw.size);  // the pages that straddle slice borders
+    } else if (bytes) {
+      std::memcpy(out.raw_data(), raw.data, static_cast<size_t>(bytes));
+    }
     return out;
   }
 

@@ -19,9 +19,19 @@ std::string ShapeToString(const Shape& shape) {
   return os.str();
 }
 
+namespace {
+thread_local BufferSource* t_buffer_source = nullptr;
+}  // namespace
+
+ScopedBufferSource::ScopedBufferSource(BufferSource* source) : previous_(t_buffer_source) { t_buffer_source = source; }
+ScopedBufferSource::~ScopedBufferSource() { t_buffer_source = previous_; }
+
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
-  std::shared_ptr<TensorBuffer> buf(new TensorBuffer());
   size_t bytes = static_cast<size_t>(StorageBytes(dtype, num_elements));
+  if (t_buffer_source != nullptr && bytes > 0 && dtype != DataType::kString) {
+    if (auto pooled = t_buffer_source->Take(bytes)) return pooled;
+  }
+  std::shared_ptr<TensorBuffer> buf(new TensorBuffer());
   buf->bytes_ = bytes;
   size_t alloc = ((bytes == 0 ? 1 : bytes) + 63) / 64 * 64;
   buf->data_ = std::aligned_alloc(64, alloc);
@@ -31,6 +41,14 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DataType dtype, int64_t num
     for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
     buf->num_strings_ = num_elements;
   }
+  return buf;
+}
+
+std::shared_ptr<TensorBuffer> TensorBuffer::FromPool(void* data, size_t bytes, std::shared_ptr<const void> returner) {
+  std::shared_ptr<TensorBuffer> buf(new TensorBuffer());
+  buf->data_ = data;
+  buf->bytes_ = bytes;
+  buf->pool_returner_ = std::move(returner);
   return buf;
 }
 
@@ -53,7 +71,7 @@ std::shared_ptr<TensorBuffer> TensorBuffer::OnDevice(std::string memory_space, v
 }
 
 TensorBuffer::~TensorBuffer() {
-  if (keepalive_) return;
+  if (keepalive_ || pool_returner_) return;
   if (num_strings_ > 0) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_strings_; ++i) s[i].~basic_string();

@@ -20,6 +20,10 @@ class TensorBuffer {
  public:
   // Fresh, 64-byte aligned, uninitialized memory (strings are constructed empty).
   static std::shared_ptr<TensorBuffer> Allocate(DataType dtype, int64_t num_elements);
+  // Memory lent by a pool (the runtime's per-run arena): used like
+  // Allocate's, owned by this buffer alone; dropping the buffer drops
+  // `returner`, whose deleter gives the memory back to the pool.
+  static std::shared_ptr<TensorBuffer> FromPool(void* data, size_t bytes, std::shared_ptr<const void> returner);
   // Memory owned elsewhere (an mmap'd file); keepalive pins it.
   static std::shared_ptr<TensorBuffer> Borrow(void* data, size_t bytes, std::shared_ptr<const void> keepalive);
   // Memory on an execution provider's device: data() is null and handle is
@@ -45,8 +49,31 @@ class TensorBuffer {
   size_t bytes_ = 0;
   int64_t num_strings_ = 0;  // >0 when data_ holds constructed std::string objects
   std::shared_ptr<const void> keepalive_;
+  std::shared_ptr<const void> pool_returner_;
   std::string memory_space_ = "host";
   void* device_handle_ = nullptr;
+};
+
+// Where TensorBuffer::Allocate takes host memory on the threads that install
+// one (the runtime installs its per-run arena while a graph executes).
+class BufferSource {
+ public:
+  virtual ~BufferSource() = default;
+  // A buffer of exactly `bytes` (> 0), or null to fall back to the heap.
+  virtual std::shared_ptr<TensorBuffer> Take(size_t bytes) = 0;
+};
+
+// Installs a source for the calling thread for its lifetime (nests; null
+// installs "the heap").
+class ScopedBufferSource {
+ public:
+  explicit ScopedBufferSource(BufferSource* source);
+  ~ScopedBufferSource();
+  ScopedBufferSource(const ScopedBufferSource&) = delete;
+  ScopedBufferSource& operator=(const ScopedBufferSource&) = delete;
+
+ private:
+  BufferSource* previous_;
 };
 
 class Tensor {

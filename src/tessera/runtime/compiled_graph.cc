@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <map>
 #include <unordered_set>
 
@@ -37,6 +38,33 @@ class CopyKernel final : public OpKernel {
 };
 
 constexpr const char* kHost = "host";
+
+// Records a kernel's own sub-steps (a compiled partition's primitives and
+// reorders) as trace events next to the step's node event.
+class ProfilerStepTracer final : public StepTracer {
+ public:
+  ProfilerStepTracer(Profiler& profiler, std::string provider, int partition)
+      : profiler_(profiler), provider_(std::move(provider)), partition_(partition) {}
+  int64_t NowMicros() const override { return profiler_.NowMicros(); }
+  void Step(const std::string& name, const char* kind, int64_t start_us, int64_t duration_us,
+            int64_t bytes) override {
+    TraceEvent e;
+    e.name = name;
+    e.category = std::string(kind) == "reorder" ? "reorder" : "step";
+    e.start_us = start_us;
+    e.duration_us = duration_us;
+    e.thread_id = Profiler::CurrentThreadId();
+    e.args = {{"provider", Profiler::Quote(provider_)},
+              {"partition", std::to_string(partition_)},
+              {"bytes", std::to_string(bytes)}};
+    profiler_.Record(std::move(e));
+  }
+
+ private:
+  Profiler& profiler_;
+  std::string provider_;
+  int partition_;
+};
 
 std::string BytesPerRun(const TypeInfo* t) {
   if (t == nullptr || !t->is_tensor() || !t->shape) return "?";
@@ -288,6 +316,71 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     int u = last_use[static_cast<size_t>(s)];
     if (u >= 0 && !keep.count(s)) steps_[static_cast<size_t>(u)].release.push_back(s);
   }
+  PlanInPlace(model);
+}
+
+namespace {
+
+// CPU kernels that read input element i only to write output element i and
+// allocate nothing but their output (providers/cpu UnaryLoop, BinaryLoop),
+// so an input of the output's size may share the output's memory. Binary
+// ops only from opset 7 (the legacy broadcast path makes a temporary).
+bool ElementwiseInPlace(const Node& node, int64_t opset) {
+  static const std::unordered_set<std::string> unary = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log",
+                                                        "Neg",  "Abs",       "Sqrt",    "Reciprocal", "Erf"};
+  static const std::unordered_set<std::string> binary = {"Add", "Sub", "Mul", "Div"};
+  if (node.domain != kOnnxDomain || node.outputs.size() != 1) return false;
+  return unary.count(node.op_type) > 0 || (opset >= 7 && binary.count(node.op_type) > 0);
+}
+
+std::string ShapeSignature(const std::vector<Value>& inputs) {
+  std::string sig;
+  for (const auto& v : inputs) {
+    if (v.is_tensor()) {
+      sig += std::to_string(static_cast<int>(v.tensor().dtype()));
+      for (int64_t d : v.tensor().shape()) sig += "," + std::to_string(d);
+    }
+    sig += ";";
+  }
+  return sig;
+}
+
+}  // namespace
+
+void CompiledGraph::PlanInPlace(const Model& model) {
+  std::unordered_set<int> constants;
+  for (const auto& [s, t] : initializer_slots_) constants.insert(s);
+  constants.insert(outer_slots_.begin(), outer_slots_.end());
+  for (auto& step : steps_) {
+    if (step.is_copy || !step.members.empty() || providers_[step.provider]->name() != "cpu") continue;
+    if (!ElementwiseInPlace(*step.node, model.OpsetFor(step.node->domain))) continue;
+    std::unordered_set<int> dying(step.release.begin(), step.release.end());
+    for (int s : step.inputs)
+      if (s >= 0 && dying.count(s) && !constants.count(s) &&
+          std::find(step.donors.begin(), step.donors.end(), s) == step.donors.end())
+        step.donors.push_back(s);
+  }
+}
+
+void CompiledGraph::ConfigureMemory(bool enabled, size_t max_patterns) {
+  arenas_ = enabled ? std::make_shared<ArenaPool>(max_patterns) : nullptr;
+  for (auto& [g, sub] : subgraphs_) sub->ConfigureMemory(enabled, max_patterns);
+}
+
+MemoryPlanStats CompiledGraph::MemoryStats() const {
+  MemoryPlanStats total = arenas_ ? arenas_->Stats() : MemoryPlanStats{};
+  for (const auto& [g, sub] : subgraphs_) {
+    MemoryPlanStats s = sub->MemoryStats();
+    total.arenas += s.arenas;
+    total.idle_arenas += s.idle_arenas;
+    total.bytes_held += s.bytes_held;
+    total.peak_bytes_held += s.peak_bytes_held;
+    total.blocks_created += s.blocks_created;
+    total.blocks_reused += s.blocks_reused;
+    total.in_place += s.in_place;
+    total.blocks_trimmed += s.blocks_trimmed;
+  }
+  return total;
 }
 
 void CompiledGraph::NumberPartitions() {
@@ -386,6 +479,26 @@ void CompiledGraph::MergeCompiledPartitions(const Model& model) {
 
 std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer,
                                           ThreadPool* pool, Profiler* profiler) const {
+  // GEMMs (and other libraries that take no pool argument) spread over the
+  // session's pool.
+  ThreadPool::CurrentScope current_pool(pool);
+  // Tensors allocated on this thread during the run come from an arena of
+  // the planner (returned, and its unneeded blocks trimmed, when the run ends).
+  struct ArenaLease {
+    std::shared_ptr<ArenaPool> pool;
+    std::string signature;
+    std::shared_ptr<MemoryArena> arena;
+    ~ArenaLease() {
+      if (arena) pool->Release(std::move(arena), signature);
+    }
+  } lease;
+  if (arenas_) {
+    lease.pool = arenas_;
+    lease.signature = ShapeSignature(inputs);
+    lease.arena = arenas_->Acquire(lease.signature);
+  }
+  MemoryArena* arena = lease.arena.get();
+  ScopedBufferSource source(arena);
   std::vector<Value> frame(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < outer_slots_.size() && i < outer.size(); ++i)
     frame[static_cast<size_t>(outer_slots_[i])] = *outer[i];
@@ -433,8 +546,29 @@ std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::
     for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[static_cast<size_t>(s)]);
     outs.assign(step.outputs.size(), Value());
     KernelContext ctx(*step.node, in_ptrs, &outs, pool, &runner);
+    std::optional<ProfilerStepTracer> tracer;
+    if (profiler != nullptr && !step.members.empty()) {
+      tracer.emplace(*profiler, providers_[step.provider]->name(), step.partition);
+      ctx.set_tracer(&*tracer);
+    }
+    if (arena != nullptr) {
+      // A dying input's buffer seen by nothing else (not the caller's feed,
+      // not a view's other owner) may become the output; the largest one,
+      // as the output is at least as large as each input.
+      const Tensor* donor = nullptr;
+      for (int s : step.donors) {
+        const Value& v = frame[static_cast<size_t>(s)];
+        if (!v.is_tensor()) continue;
+        const Tensor& t = v.tensor();
+        if (t.buffer() && t.on_host() && t.byte_offset() == 0 && t.buffer().use_count() == 1 &&
+            t.buffer()->bytes() == t.nbytes() && (donor == nullptr || t.nbytes() > donor->nbytes()))
+          donor = &t;
+      }
+      if (donor != nullptr) arena->OfferDonor(donor->buffer());
+    }
     try {
       step.kernel->Compute(ctx);
+      if (arena != nullptr) arena->ClearDonor();
     } catch (const Error& e) {
       std::string msg = e.what();
       if (msg.find(step.node->Label()) == std::string::npos) msg = "node " + step.node->Label() + ": " + msg;

@@ -15,6 +15,7 @@
 #include "tessera/ops/kernel.h"
 #include "tessera/ops/shape_inference.h"
 #include "tessera/partition/execution_provider.h"
+#include "tessera/runtime/memory_arena.h"
 #include "tessera/runtime/profiler.h"
 
 namespace tessera {
@@ -60,6 +61,13 @@ class CompiledGraph {
   // Static types and constants inferred at compile time.
   const GraphTypes& types() const { return types_; }
 
+  // The memory planner (memory_arena.h): on by default, with at most
+  // `max_patterns` idle arenas (input-shape patterns) kept; applies to the
+  // subgraphs too. Not to be called while the graph executes.
+  void ConfigureMemory(bool enabled, size_t max_patterns);
+  // The planner's totals, this graph and its subgraphs together.
+  MemoryPlanStats MemoryStats() const;
+
  private:
   struct Member {
     const Node* node;
@@ -73,6 +81,9 @@ class CompiledGraph {
     std::vector<int> outputs;   // -1 = omitted
     std::vector<int> implicit;  // slots the node's subgraphs read
     std::vector<int> release;   // slots whose last reader is this step
+    // Input slots dying here whose buffer the (elementwise) kernel may
+    // write its output into.
+    std::vector<int> donors;
     bool is_copy = false;
     std::vector<std::string> declined;
     std::vector<Member> members;  // the nodes of a compiled partition
@@ -85,6 +96,8 @@ class CompiledGraph {
   void MergeCompiledPartitions(const Model& model);
   // Numbers the runs of consecutive node steps on one provider.
   void NumberPartitions();
+  // Fills Step::donors.
+  void PlanInPlace(const Model& model);
   void RecordNode(Profiler* profiler, const Step& step, int64_t start_us, const std::vector<const Value*>& inputs,
                   const std::vector<int>& output_slots, const std::vector<Value>& frame) const;
 
@@ -104,6 +117,7 @@ class CompiledGraph {
   std::vector<Copy> copies_;
   std::vector<Copy> uploads_;
   GraphTypes types_;
+  std::shared_ptr<ArenaPool> arenas_ = std::make_shared<ArenaPool>(2);  // null: planner off
   std::unordered_map<std::string, std::string> host_alias_;  // device value -> its host copy, for subgraph reads
 };
 

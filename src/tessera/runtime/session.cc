@@ -1,9 +1,6 @@
 #include "tessera/runtime/session.h"
 
 #include <atomic>
-#include <cstdio>
-#include <cstring>
-#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -16,12 +13,6 @@
 #include "tessera/ops/shape_inference.h"
 
 namespace tessera {
-static void TmpRss(const char* what) {
-  if (!getenv("TS_RSS")) return;
-  FILE* f = fopen("/proc/self/status", "r"); char line[256];
-  while (fgets(line, sizeof line, f)) if (!strncmp(line, "VmRSS", 5) || !strncmp(line, "VmHWM", 5) || !strncmp(line,"RssFile",7)) fprintf(stderr, "%s: %s", what, line);
-  fclose(f);
-}
 
 Session::Session(Model model, const SessionOptions& options, ProviderList providers,
                  std::shared_ptr<Profiler> profiler)
@@ -40,21 +31,23 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   model_.graph = model_.graph->DeepCopy();
   int threads = options_.intra_op_num_threads;
   if (threads < 0) TS_THROW(kInvalidArgument, "intra_op_num_threads must be >= 0, got ", threads);
+  if (options_.inter_op_num_threads < 0)
+    TS_THROW(kInvalidArgument, "inter_op_num_threads must be >= 0, got ", options_.inter_op_num_threads);
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   pool_ = std::make_unique<ThreadPool>(threads);
+  if (options_.memory_pattern_cache < 1)
+    TS_THROW(kInvalidArgument, "memory_pattern_cache must be >= 1, got ", options_.memory_pattern_cache);
   try {
-    TmpRss("session start");
     Optimize();
-    TmpRss("optimized");
     ScopedPhase phase(profiler_.get(), "partition_and_kernel_creation");
     graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_,
                                              threads);
+    graph_->ConfigureMemory(options_.enable_memory_arena, static_cast<size_t>(options_.memory_pattern_cache));
   } catch (const Error& e) {
     std::string msg = e.what();
     if (msg.find(model_.DisplayName()) == std::string::npos) msg = "model '" + model_.DisplayName() + "': " + msg;
     throw Error(e.code(), msg);
   }
-  TmpRss("compiled");
   for (const auto& in : model_.graph->inputs)
     if (!model_.graph->initializers.count(in.name)) inputs_.push_back(in);
   {
@@ -310,7 +303,6 @@ std::vector<Value> Session::Run(const Feeds& feeds, const std::vector<std::strin
   std::shared_ptr<Profiler> profiler = std::atomic_load(&profiler_);
   int64_t run_start = profiler ? profiler->NowMicros() : 0;
   std::vector<Value> all = graph_->Execute(std::move(inputs), {}, pool_.get(), profiler.get());
-  TmpRss("run");
   if (profiler) {
     TraceEvent e;
     e.name = "model_run";

@@ -63,6 +63,9 @@ class Session {
   // counts); empty levels when it was disabled.
   const OptimizerReport& optimizer_report() const { return optimizer_report_; }
 
+  // The memory planner's totals so far (all zero when it is off).
+  MemoryPlanStats MemoryStats() const { return graph_->MemoryStats(); }
+
   // Runs the graph optimizer on `model` as a session with these options and
   // providers would: passes consult the providers' capabilities, constant
   // folding uses the "cpu" provider's kernels (none folded without it).
