@@ -69,6 +69,17 @@ class SubgraphRunner {
   virtual std::vector<Value> Run(const Graph& graph, const std::vector<Value>& inputs) = 0;
 };
 
+// Receives the sub-steps a kernel times itself (the primitives and layout
+// reorders inside a compiled partition) while the session is profiling.
+class StepTracer {
+ public:
+  virtual ~StepTracer() = default;
+  virtual int64_t NowMicros() const = 0;
+  // kind: "compute", or "reorder" for a layout change; bytes: data written.
+  virtual void Step(const std::string& name, const char* kind, int64_t start_us, int64_t duration_us,
+                    int64_t bytes) = 0;
+};
+
 class KernelContext {
  public:
   KernelContext(const Node& node, std::vector<const Value*> inputs, std::vector<Value>* outputs, ThreadPool* pool,
@@ -90,6 +101,9 @@ class KernelContext {
   void set_output(size_t i, Value value);
 
   ThreadPool* thread_pool() const { return pool_; }
+  // Null unless the session is profiling.
+  StepTracer* tracer() const { return tracer_; }
+  void set_tracer(StepTracer* tracer) { tracer_ = tracer; }
   std::vector<Value> RunSubgraph(const Graph& graph, const std::vector<Value>& inputs) const;
 
   template <typename... Args>
@@ -103,6 +117,7 @@ class KernelContext {
   std::vector<Value>* outputs_;
   ThreadPool* pool_;
   SubgraphRunner* subgraphs_;
+  StepTracer* tracer_ = nullptr;
 };
 
 // A kernel is created once per node at session creation; Compute may be

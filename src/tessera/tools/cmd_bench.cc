@@ -75,7 +75,7 @@ std::map<std::string, double> ProviderTimeShares(const std::string& path, Sessio
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
-  Args args = ParseArgs(argc, argv, 2, {"json"});
+  Args args = ParseArgs(argc, argv, 2, {"json", "no-memory-arena"});
   if (args.positional.size() != 1) TS_THROW(kInvalidArgument, "usage: tessera bench MODEL [options]");
   std::string path = args.positional[0];
   if (fs::is_directory(path)) path = (fs::path(path) / "model.onnx").string();
@@ -85,6 +85,7 @@ int BenchCommand(int argc, char** argv) {
   int warmup = std::max(0, args.get_int("warmup", 5));
   std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
   ApplyOptimizerArgs(args, options);
+  options.enable_memory_arena = !args.has("no-memory-arena");
 
   double rss_before = PeakRssMb();
   auto t0 = std::chrono::steady_clock::now();
@@ -106,6 +107,7 @@ int BenchCommand(int argc, char** argv) {
   std::map<std::string, int> per_provider;
   for (const auto& p : session->Placement()) per_provider[p.provider]++;
   const double peak_rss = PeakRssMb();
+  const double arena_peak_mb = static_cast<double>(session->MemoryStats().peak_bytes_held) / 1048576.0;
   const OptimizerReport report = session->optimizer_report();
   session.reset();
   std::map<std::string, double> shares =
@@ -123,7 +125,7 @@ int BenchCommand(int argc, char** argv) {
                 times.back(), peak_rss, rss_before);
     size_t k = 0;
     for (const auto& [ep, n] : per_provider) std::printf("%s\"%s\": %d", k++ ? ", " : "", ep.c_str(), n);
-    std::printf("}, \"time_share\": {");
+    std::printf("}, \"arena_peak_mb\": %.1f, \"time_share\": {", arena_peak_mb);
     k = 0;
     for (const auto& [ep, f] : shares) std::printf("%s\"%s\": %.4f", k++ ? ", " : "", ep.c_str(), f);
     std::printf("}}\n");
@@ -136,7 +138,7 @@ int BenchCommand(int argc, char** argv) {
     std::printf("first run        %.2f ms\n", first_ms);
     std::printf("latency (%d runs after %d warm-up): min %.3f  median %.3f  p90 %.3f  max %.3f ms\n", runs, warmup,
                 times.front(), pct(0.5), pct(0.9), times.back());
-    std::printf("peak RSS         %.1f MB\n", peak_rss);
+    std::printf("peak RSS         %.1f MB (run arena peak %.1f MB)\n", peak_rss, arena_peak_mb);
     for (const auto& [ep, n] : per_provider)
       std::printf("provider %-8s %d nodes, %.1f%% of node time\n", ep.c_str(), n,
                   shares.count(ep) ? 100.0 * shares.at(ep) : 0.0);

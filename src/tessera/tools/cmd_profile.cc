@@ -43,6 +43,9 @@ int ProfileCommand(int argc, char** argv) {
   };
   std::vector<NodeTime> nodes;
   double node_us = 0, copy_us = 0;
+  // Inside compiled partitions (oneDNN): primitives and layout reorders.
+  double step_us = 0, reorder_us = 0;
+  int steps = 0, reorders = 0;
   int runs = 0;
   for (const Json& e : events->array) {
     std::string cat = e.StringOr("cat", "");
@@ -63,6 +66,9 @@ int ProfileCommand(int argc, char** argv) {
           for (const Json& s : ins->array) shapes += (shapes.empty() ? "" : " ") + s.string;
       }
       nodes.push_back({e.StringOr("name", "?"), op, ep, shapes, dur});
+    } else if (cat == "step" || cat == "reorder") {
+      (cat == "step" ? step_us : reorder_us) += dur;
+      ++(cat == "step" ? steps : reorders);
     } else if (cat == "session") {
       std::string name = e.StringOr("name", "?");
       if (name == "model_run") ++runs;
@@ -77,6 +83,10 @@ int ProfileCommand(int argc, char** argv) {
   PrintTable("time by execution provider:", by_ep, node_us);
   std::printf("\ncopies between memory spaces: %.3f ms (%.1f%% of node time)\n", copy_us / 1000.0,
               node_us > 0 ? 100.0 * copy_us / node_us : 0.0);
+  if (steps + reorders > 0)
+    std::printf("inside compiled partitions: %d primitive executions (%.3f ms), %d layout reorders (%.3f ms, %.1f%%)\n",
+                steps, step_us / 1000.0, reorders, reorder_us / 1000.0,
+                100.0 * reorder_us / std::max(1.0, step_us + reorder_us));
   std::sort(nodes.begin(), nodes.end(), [](const NodeTime& a, const NodeTime& b) { return a.us > b.us; });
   std::printf("\n10 slowest node executions:\n");
   for (size_t i = 0; i < nodes.size() && i < 10; ++i)

@@ -26,7 +26,7 @@ void PrintUsage() {
       "        archives named by input/output) and compare with the reference outputs; exit 1 on a mismatch\n"
       "  ops [--providers LIST] [--json]\n"
       "        list the kernel tables: domain, op, opset range, element types\n"
-      "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--level L] [--json]\n"
+      "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--level L] [--json] [--no-memory-arena]\n"
       "        session creation, first-run and steady-state latency, peak RSS\n"
       "  partition MODEL [--providers LIST] [--level L] [--json] | partition MODEL --compare LIST_A LIST_B\n"
       "        where each node would run, partitions and copies, without running the model\n"

@@ -9,6 +9,8 @@
 
 #include "support/model_builder.h"
 #include "tessera/api/providers.h"
+#include "tessera/base/json.h"
+#include "tessera/base/mapped_file.h"
 #include "tessera/ir/tensor_compare.h"
 #include "tessera/ops/shape_inference.h"
 #include "tessera/runtime/session.h"
@@ -94,6 +96,38 @@ TEST(DnnlPartition, CnnBlockIsOnePartitionAndMatchesCpu) {
   auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
   auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
   EXPECT_TRUE(r.match) << r.message;
+}
+
+TEST(DnnlPartition, ProfileShowsEveryPrimitiveAndReorder) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  SessionOptions opts = Options();
+  opts.enable_profiling = true;
+  opts.profile_file_prefix = ::testing::TempDir() + "tessera_dnnl_profile";
+  Session dnnl(Block(), opts, MakeProviders({"dnnl"}));
+  dnnl.Run({{"x", Value(Seeded({1, 8, 20, 20}, 7, 2.0f))}});
+  Json trace = ParseJson(ReadFileToString(dnnl.EndProfiling()));
+  int partitions = 0, steps = 0, reorders = 0;
+  bool conv_step = false;
+  for (const Json& e : trace.Find("traceEvents")->array) {
+    std::string cat = e.StringOr("cat", "");
+    const Json* args = e.Find("args");
+    if (cat == "node") ++partitions;
+    if (cat == "step" || cat == "reorder") {
+      ASSERT_NE(args, nullptr);
+      EXPECT_EQ(args->StringOr("provider", ""), "dnnl");
+      EXPECT_EQ(args->NumberOr("partition", -1), 0);
+      EXPECT_GT(args->NumberOr("bytes", 0), 0);
+    }
+    if (cat == "step") ++steps;
+    if (cat == "step" && e.StringOr("name", "").find("conv1") != std::string::npos) conv_step = true;
+    if (cat == "reorder") ++reorders;
+  }
+  EXPECT_EQ(partitions, 1);  // one compiled partition, one node event
+  EXPECT_TRUE(conv_step);
+  // Two convolutions, pool, global pool, gemm; the input enters oneDNN's
+  // layout and the pooled features leave it before Flatten: reorders.
+  EXPECT_GE(steps, 5);
+  EXPECT_GE(reorders, 2);
 }
 
 TEST(DnnlPartition, ConcurrentRunsMatch) {
