@@ -11,12 +11,12 @@ import enum as _enum
 import os as _os
 import warnings as _warnings
 
-# oneDNN's OpenMP threads spin while waiting for work (libgomp's default) and
-# then fight the session's own thread pool for the cores. libgomp reads its
-# wait policy once, when it loads with the extension below, so set a passive
-# one first unless the user chose one (see docs/performance.md, "Threads").
+# oneDNN's OpenMP threads spin long after each primitive (libgomp's default)
+# and fight the session's own thread pool for the cores. libgomp reads its
+# spin count once, when it loads with the extension below, so bound it first
+# unless the user chose a policy (docs/performance.md, "Threads").
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    _os.environ["GOMP_SPINCOUNT"] = "10000"
 
 from . import _tessera as _C
 from ._tessera import (  # noqa: F401  (re-exported exception classes)
