@@ -22,39 +22,16 @@
 #include "tessera/ir/graph.h"
 #include "tessera/ops/kernel.h"
 #include "tessera/ops/kernel_table.h"
+#include "support/model_builder.h"
 #include "tessera/providers/cpu/cpu_execution_provider.h"
 
 namespace tessera {
 namespace {
 
-Attribute IntAttr(const std::string& name, int64_t v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = v;
-  return a;
-}
-Attribute FloatAttr(const std::string& name, float v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = v;
-  return a;
-}
-Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute StringAttr(const std::string& name, std::string v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = std::move(v);
-  return a;
-}
+using test::FloatAttr;
+using test::IntAttr;
+using test::IntsAttr;
+using test::StringAttr;
 
 Tensor Random(Shape shape, unsigned seed) {
   Tensor t(DataType::kFloat, std::move(shape));

@@ -63,6 +63,14 @@ inline Attribute FloatAttr(const std::string& name, float v) {
   return a;
 }
 
+inline Attribute StringAttr(const std::string& name, std::string v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = std::move(v);
+  return a;
+}
+
 inline Attribute TensorAttr(const std::string& name, Tensor t) {
   Attribute a;
   a.name = name;
