@@ -22,6 +22,23 @@ Desc PlainDesc(const Dims& dims) {
 
 Desc AnyDesc(const Dims& dims) { return Desc(dims, dt::f32, tag::any); }
 
+Desc DenseLike(const Desc& like, const Dims& dims) {
+  const auto& b = like.data.format_desc.blocking;
+  if (like.data.format_kind != dnnl_blocked || b.inner_nblks != 0 || like.data.ndims != static_cast<int>(dims.size()))
+    return PlainDesc(dims);
+  // Outermost axis = largest stride.
+  std::vector<int> order(dims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  Dims strides(dims.size());
+  dnnl::memory::dim step = 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    strides[static_cast<size_t>(order[k])] = step;
+    step *= std::max<dnnl::memory::dim>(dims[static_cast<size_t>(order[k])], 1);
+  }
+  return Desc(dims, dt::f32, strides);
+}
+
 namespace {
 
 std::string LayoutName(const Desc& d) {

@@ -135,6 +135,10 @@ class Compiler {
 // A plain row-major descriptor of float dims.
 Desc PlainDesc(const Dims& dims);
 Desc AnyDesc(const Dims& dims);
+// A dense, unblocked descriptor of `dims` whose axes are laid out in the
+// order of `like`'s strides (channels-last stays channels-last); plain when
+// `like` is blocked.
+Desc DenseLike(const Desc& like, const Dims& dims);
 Dims ToDims(const std::vector<int64_t>& shape);
 
 }  // namespace tessera::dnnl_ep

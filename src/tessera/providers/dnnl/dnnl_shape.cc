@@ -62,13 +62,64 @@ std::string CheckView(const NodeQuery& q) {
   return "";
 }
 
+// A dense layout for `out`, the reshape of `in`'s dims, that keeps `in`'s
+// memory order where axes map onto groups of axes (each output axis sorted
+// by the largest stride among the input axes it covers): a channel merge of
+// channels-last data stays channels-last. Plain when the dims do not align.
+Desc ReshapedOrder(const Desc& in, const Dims& out) {
+  const auto& b = in.data.format_desc.blocking;
+  if (in.data.format_kind != dnnl_blocked || b.inner_nblks != 0) return PlainDesc(out);
+  Dims dims = in.dims();
+  std::vector<dnnl::memory::dim> key(out.size(), 0);
+  size_t i = 0;
+  for (size_t o = 0; o < out.size(); ++o) {
+    dnnl::memory::dim want = out[o], have = 1;
+    if (want == 1) continue;
+    while (i < dims.size() && have < want) {
+      have *= dims[i];
+      key[o] = std::max(key[o], b.strides[i]);
+      ++i;
+    }
+    if (have != want) return PlainDesc(out);
+  }
+  std::vector<int> order(out.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key[x] > key[y]; });
+  Dims strides(out.size());
+  dnnl::memory::dim step = 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    strides[static_cast<size_t>(order[k])] = step;
+    step *= std::max<dnnl::memory::dim>(out[static_cast<size_t>(order[k])], 1);
+  }
+  return Desc(out, dnnl::memory::data_type::f32, strides);
+}
+
 void LowerView(Compiler& c, const Node& n) {
   int v = c.Use(n.inputs[0]);
   if (n.op_type == "Identity" || n.op_type == "Dropout") {
     c.Alias(n.outputs[0], v, c.DescOf(v));
     return;
   }
-  c.Alias(n.outputs[0], c.AsPlain(v), PlainDesc(ToDims(c.ShapeOf(n.outputs[0]))));
+  Dims out = ToDims(c.ShapeOf(n.outputs[0]));
+  // Splitting or merging axes that are adjacent in memory is a view of any
+  // unblocked layout (a channel split of channels-last data, say).
+  const Desc have = c.DescOf(v);
+  if (have.data.format_kind == dnnl_blocked && have.data.format_desc.blocking.inner_nblks == 0) {
+    try {
+      c.Alias(n.outputs[0], v, have.reshape(out));
+      return;
+    } catch (const dnnl::error&) {
+      // not expressible as a view: fall through to a plain copy
+    }
+  }
+  // Otherwise one reorder into a dense layout of which `out` is a view.
+  Desc want = ReshapedOrder(have, out);
+  try {
+    Desc want_in = want.reshape(have.dims());
+    c.Alias(n.outputs[0], c.As(v, want_in), want);
+  } catch (const dnnl::error&) {
+    c.Alias(n.outputs[0], c.AsPlain(v), PlainDesc(out));
+  }
 }
 
 std::string CheckTranspose(const NodeQuery& q) {
@@ -92,17 +143,16 @@ void LowerTranspose(Compiler& c, const Node& n) {
   std::vector<int64_t> perm(xs.size());
   for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(perm.size() - 1 - i);
   perm = info.attr_ints("perm", perm);
-  Desc y_plain = PlainDesc(ToDims(ys));
-  // y's buffer seen with x's axes: axis perm[i] of x steps by y's stride i.
-  Dims strides(xs.size());
-  const auto& ys_strides = y_plain.data.format_desc.blocking.strides;
-  for (size_t i = 0; i < perm.size(); ++i) strides[static_cast<size_t>(perm[i])] = ys_strides[i];
-  Desc x_view(ToDims(xs), dnnl::memory::data_type::f32, strides);
   int src = c.Use(n.inputs[0]);
-  int out = c.Define(n.outputs[0], y_plain);
-  int view = c.Alias("", out, x_view);
-  dnnl::reorder::primitive_desc pd(c.engine(), c.DescOf(src), c.engine(), x_view, c.Attr());
-  c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, view}}, n.Label());
+  // y keeps x's physical axis order (y axis i is x axis perm[i] with its
+  // stride): a dense input is transposed by relabelling its axes, no copy;
+  // a blocked one is first reordered to dense. Channels-last data stays
+  // channels-last, so the Reshapes around a channel shuffle stay cheap.
+  int dense = c.As(src, DenseLike(c.DescOf(src), ToDims(xs)));
+  const auto& xst = c.DescOf(dense).data.format_desc.blocking.strides;
+  Dims y_strides(ys.size());
+  for (size_t i = 0; i < perm.size(); ++i) y_strides[i] = xst[static_cast<size_t>(perm[i])];
+  c.Alias(n.outputs[0], dense, Desc(ToDims(ys), dnnl::memory::data_type::f32, y_strides));
 }
 
 // Slice's window from its constant operands (opset 10+) or attributes,
@@ -168,19 +218,8 @@ void LowerSlice(Compiler& c, const Node& n) {
   const Desc sd = c.DescOf(src);
   Dims out = ToDims(w->out_shape);
   Desc window = sd.submemory_desc(out, ToDims(w->begin));
-  // Dense strides in the source's dim order (outermost = largest stride).
-  const auto& st = sd.data.format_desc.blocking.strides;
-  std::vector<int> order(out.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return st[a] > st[b]; });
-  Dims strides(out.size());
-  dnnl::memory::dim step = 1;
-  for (size_t k = order.size(); k-- > 0;) {
-    strides[static_cast<size_t>(order[k])] = step;
-    step *= std::max<dnnl::memory::dim>(out[static_cast<size_t>(order[k])], 1);
-  }
   int view = c.Alias("", src, window);
-  int dst = c.Define(n.outputs[0], Desc(out, dnnl::memory::data_type::f32, strides));
+  int dst = c.Define(n.outputs[0], DenseLike(sd, out));
   dnnl::reorder::primitive_desc pd(c.engine(), window, c.engine(), c.DescOf(dst), c.Attr());
   c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, dst}}, n.Label());
 }
@@ -215,16 +254,22 @@ void LowerConcat(Compiler& c, const Node& n) {
     srcs.push_back(c.Use(in));
     descs.push_back(c.DescOf(srcs.back()));
   }
-  // Mixed layouts: bring all to the first input's layout family (plain when
-  // they disagree), so oneDNN's fast concat applies.
-  bool same = std::all_of(descs.begin(), descs.end(), [&](const Desc& d) {
-    return d.data.format_desc.blocking.inner_nblks == descs[0].data.format_desc.blocking.inner_nblks;
+  // oneDNN's fast concat needs one layout: unless every input is blocked
+  // alike, all take the first input's axis order (dense), or plain.
+  auto blocking = [](const Desc& d) {
+    const auto& b = d.data.format_desc.blocking;
+    return std::vector<int64_t>(b.inner_blks, b.inner_blks + b.inner_nblks);
+  };
+  bool blocked_alike = !blocking(descs[0]).empty() && std::all_of(descs.begin(), descs.end(), [&](const Desc& d) {
+    return blocking(d) == blocking(descs[0]);
   });
-  if (!same)
+  if (!blocked_alike) {
+    const Desc first = descs[0];
     for (size_t i = 0; i < srcs.size(); ++i) {
-      srcs[i] = c.AsPlain(srcs[i]);
+      srcs[i] = c.As(srcs[i], DenseLike(first, descs[i].dims()));
       descs[i] = c.DescOf(srcs[i]);
     }
+  }
   dnnl::concat::primitive_desc pd(static_cast<int>(axis), descs, c.engine(), c.Attr());
   std::vector<std::pair<int, int>> args;
   for (size_t i = 0; i < srcs.size(); ++i) args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});
