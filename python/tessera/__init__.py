@@ -496,7 +496,7 @@ class InferenceSession:
     # ------------------------------------------------------------ providers
 
     def set_providers(self, providers=None, provider_options=None):
-        """Re-creates the session with new providers (None = the CPU)."""
+        """Re-creates the session with new providers (None = the defaults)."""
         names, options = _normalize_providers(providers, provider_options)
         self._sess.reset_providers(names)
         self._provider_options = options

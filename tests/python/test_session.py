@@ -113,12 +113,31 @@ def test_available_providers():
     assert isinstance(tessera.__version__, str) and tessera.__version__
 
 
+# What providers=None gives: oneDNN ahead of the CPU EP when built in.
+DEFAULT = ["DnnlExecutionProvider", "CPUExecutionProvider"] if "DnnlExecutionProvider" in \
+    tessera.get_available_providers() else ["CPUExecutionProvider"]
+
+
 @pytest.mark.parametrize("providers", [None, ["cpu"], ["CPUExecutionProvider"], ["CPU"],
                                        [("CPUExecutionProvider", {})], ["cpu", "CPUExecutionProvider"]])
 def test_provider_spellings(providers):
     sess = tessera.InferenceSession(tm.add_model(), providers=providers)
-    assert sess.get_providers() == ["CPUExecutionProvider"]
-    assert sess.get_provider_options() == {"CPUExecutionProvider": {}}
+    want = DEFAULT if providers is None else ["CPUExecutionProvider"]
+    assert sess.get_providers() == want
+    assert sess.get_provider_options() == {p: {} for p in want}
+
+
+@pytest.mark.skipif("DnnlExecutionProvider" not in tessera.get_available_providers(), reason="no oneDNN EP")
+def test_dnnl_provider_falls_back_on_symbolic_shapes():
+    # add_model's batch is symbolic: oneDNN compiles for static shapes only,
+    # so its nodes fall back to the CPU EP, with the same results.
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+    sess = tessera.InferenceSession(tm.add_model(), providers=["DnnlExecutionProvider"])
+    assert sess.get_providers() == ["DnnlExecutionProvider", "CPUExecutionProvider"]
+    cpu = tessera.InferenceSession(tm.add_model(), providers=["CPUExecutionProvider"])
+    feeds = {i.name: x for i in cpu.get_inputs()}
+    np.testing.assert_allclose(sess.run(None, feeds)[0], cpu.run(None, feeds)[0], rtol=1e-6)
+    assert {p["provider"] for p in sess.get_node_placement()} == {"CPUExecutionProvider"}
 
 
 @pytest.mark.skipif("OpenCLExecutionProvider" not in tessera.get_available_providers(), reason="no OpenCL device")
@@ -159,7 +178,7 @@ def test_set_providers():
     sess.set_providers(["cpu"])
     assert sess.get_providers() == ["CPUExecutionProvider"]
     sess.set_providers()
-    assert sess.get_providers() == ["CPUExecutionProvider"]
+    assert sess.get_providers() == DEFAULT
     sess.set_providers(["CPUExecutionProvider"], [{}])
     with pytest.raises(tessera.InvalidArgument, match="not available"):
         sess.set_providers(["TensorrtExecutionProvider"])
