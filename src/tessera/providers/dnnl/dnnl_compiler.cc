@@ -212,8 +212,9 @@ int Compiler::Constant(const Tensor& host, const Desc& host_desc, const Desc& wa
   return NewValue(want, b);
 }
 
-int Compiler::As(int value, const Desc& want) {
-  const Desc have = DescOf(value);  // a copy: Temp() grows values_
+int Compiler::As(int value, const Desc& wanted) {
+  // Copies: Temp() grows values_, which either may point into.
+  const Desc have = DescOf(value), want = wanted;
   if (have == want) return value;
   int out = Temp(want);
   dnnl::reorder::primitive_desc pd(engine_, have, engine_, want, Attr());

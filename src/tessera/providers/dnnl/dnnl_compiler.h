@@ -84,7 +84,9 @@ class Compiler {
 
   // ---- values --------------------------------------------------------------
   int Use(const std::string& name);  // the value the node reads as `name`
-  const Desc& DescOf(int value) const { return values_[static_cast<size_t>(value)].desc; }
+  // A copy: the value table grows as lowering goes on, so references into
+  // it would dangle.
+  Desc DescOf(int value) const { return values_[static_cast<size_t>(value)].desc; }
   // `value` in layout `want`: itself, or a new value filled by a reorder step.
   int As(int value, const Desc& want);
   // `value` in the plain (row-major) layout of its dims.

@@ -62,21 +62,24 @@ void LowerConv(Compiler& c, const Node& n) {
 
   Dims wdims = WeightDims(ws, group);
   Desc bias_desc = has_bias ? PlainDesc({ws[0]}) : Desc();
-  auto make_pd = [&](const Desc& src_desc) {
+  auto make_pd = [&](const Desc& src_desc, const Desc& dst_desc) {
     dnnl::convolution_forward::desc d(prop::forward_inference, dnnl::algorithm::convolution_direct, src_desc,
-                                      AnyDesc(wdims), bias_desc, AnyDesc(ToDims(ys)), win.strides, win.dilations,
-                                      win.pad_l, win.pad_r);
+                                      AnyDesc(wdims), bias_desc, dst_desc, win.strides, win.dilations, win.pad_l,
+                                      win.pad_r);
     return dnnl::convolution_forward::primitive_desc(d, attr, c.engine());
   };
   int x = c.Use(n.inputs[0]);
   // A first layer (few input channels, plain NCHW from the caller) reads its
-  // input as is when a JIT kernel takes that layout: reordering 3 channels
-  // to channels-last costs more than the convolution saves (3.9 ms on
-  // shufflenet's 1x3x224x224 input).
+  // input as is when a JIT kernel takes that layout and writes channels-last
+  // like the layers after it: reordering 3 channels to channels-last cost
+  // more than the convolution (3.9 ms on shufflenet's 1x3x224x224 input).
   dnnl::convolution_forward::primitive_desc pd;
-  if (xs[1] <= 4) {
+  const Desc x_desc = c.DescOf(x);
+  if (xs[1] <= 4 && x_desc == PlainDesc(ToDims(xs))) {
     try {
-      pd = make_pd(c.DescOf(x));
+      using tag = dnnl::memory::format_tag;
+      tag channels_last = xs.size() == 3 ? tag::acb : xs.size() == 4 ? tag::acdb : tag::acdeb;
+      pd = make_pd(x_desc, Desc(ToDims(ys), dnnl::memory::data_type::f32, channels_last));
       std::string impl = pd.impl_info_str();
       if (impl.find("jit") == std::string::npos && impl.find("brg") == std::string::npos)
         pd = dnnl::convolution_forward::primitive_desc();
@@ -84,7 +87,7 @@ void LowerConv(Compiler& c, const Node& n) {
       pd = dnnl::convolution_forward::primitive_desc();
     }
   }
-  if (!pd) pd = make_pd(AnyDesc(ToDims(xs)));
+  if (!pd) pd = make_pd(AnyDesc(ToDims(xs)), AnyDesc(ToDims(ys)));
 
   int src = c.As(x, pd.src_desc());
   int weights;

@@ -112,8 +112,11 @@ void LowerView(Compiler& c, const Node& n) {
       // not expressible as a view: fall through to a plain copy
     }
   }
-  // Otherwise one reorder into a dense layout of which `out` is a view.
-  Desc want = ReshapedOrder(have, out);
+  // Otherwise one reorder: image-like outputs (rank 4-5) into a dense layout
+  // that keeps the input's axis order (channels-last stays channels-last for
+  // the convolutions that follow); others into plain, which is what MatMul,
+  // Softmax and LayerNormalization read.
+  Desc want = out.size() >= 4 ? ReshapedOrder(have, out) : PlainDesc(out);
   try {
     Desc want_in = want.reshape(have.dims());
     c.Alias(n.outputs[0], c.As(v, want_in), want);
@@ -149,7 +152,8 @@ void LowerTranspose(Compiler& c, const Node& n) {
   // a blocked one is first reordered to dense. Channels-last data stays
   // channels-last, so the Reshapes around a channel shuffle stay cheap.
   int dense = c.As(src, DenseLike(c.DescOf(src), ToDims(xs)));
-  const auto& xst = c.DescOf(dense).data.format_desc.blocking.strides;
+  const Desc dense_desc = c.DescOf(dense);
+  const auto& xst = dense_desc.data.format_desc.blocking.strides;
   Dims y_strides(ys.size());
   for (size_t i = 0; i < perm.size(); ++i) y_strides[i] = xst[static_cast<size_t>(perm[i])];
   c.Alias(n.outputs[0], dense, Desc(ToDims(ys), dnnl::memory::data_type::f32, y_strides));
@@ -264,9 +268,15 @@ void LowerConcat(Compiler& c, const Node& n) {
     return blocking(d) == blocking(descs[0]);
   });
   if (!blocked_alike) {
-    const Desc first = descs[0];
+    // The axis order of the first unblocked input (channels-last, usually).
+    Desc like = PlainDesc(descs[0].dims());
+    for (const Desc& d : descs)
+      if (d.data.format_desc.blocking.inner_nblks == 0) {
+        like = d;
+        break;
+      }
     for (size_t i = 0; i < srcs.size(); ++i) {
-      srcs[i] = c.As(srcs[i], DenseLike(first, descs[i].dims()));
+      srcs[i] = c.As(srcs[i], DenseLike(like, descs[i].dims()));
       descs[i] = c.DescOf(srcs[i]);
     }
   }
