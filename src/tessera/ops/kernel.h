@@ -126,6 +126,9 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual void Compute(KernelContext& ctx) const = 0;
+  // False for an input the kernel never reads at run time (a constant it
+  // copied into its own layout at creation): the runtime may then free it.
+  virtual bool ReadsInput(size_t input_index) const { return true; }
 };
 
 }  // namespace tessera

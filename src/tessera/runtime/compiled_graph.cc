@@ -284,6 +284,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     output_slots_.push_back(slot(place(out.name, kHost, 0)));
   }
   MergeCompiledPartitions(model);
+  ReleaseUnreadInitializers({&steps_});
   NumberPartitions();
   if (logger.Enabled(Severity::kVerbose)) {
     // The same partitions and copies as Placement(), copies() and the profile.
@@ -394,6 +395,35 @@ void CompiledGraph::NumberPartitions() {
   }
 }
 
+void CompiledGraph::ReleaseUnreadInitializers(const std::vector<const std::vector<Step>*>& step_lists) {
+  std::unordered_set<int> read;
+  read.insert(output_slots_.begin(), output_slots_.end());
+  read.insert(input_slots_.begin(), input_slots_.end());  // a feed may override it
+  for (const auto* steps : step_lists)
+    for (const Step& step : *steps) {
+      read.insert(step.implicit.begin(), step.implicit.end());
+      // A step without a kernel yet (a node still to be merged into a
+      // compiled partition) counts as reading all its inputs.
+      for (size_t k = 0; k < step.inputs.size(); ++k)
+        if (step.inputs[k] >= 0 && (!step.kernel || step.kernel->ReadsInput(k))) read.insert(step.inputs[k]);
+    }
+  std::vector<std::pair<int, Tensor>> kept;
+  std::vector<const std::string*> names;  // slot -> name, built on the first release
+  for (auto& [s, t] : initializer_slots_) {
+    if (read.count(s)) {
+      kept.emplace_back(s, std::move(t));
+      continue;
+    }
+    if (names.empty()) {
+      names.assign(static_cast<size_t>(num_slots_), nullptr);
+      for (const auto& [name, slot] : slots_) names[static_cast<size_t>(slot)] = &name;
+    }
+    graph_->initializers.erase(*names[static_cast<size_t>(s)]);
+    types_.constants.erase(*names[static_cast<size_t>(s)]);
+  }
+  initializer_slots_ = std::move(kept);
+}
+
 void CompiledGraph::MergeCompiledPartitions(const Model& model) {
   bool any = false;
   for (const auto& p : providers_) any = any || p->CompilesPartitions();
@@ -473,6 +503,16 @@ void CompiledGraph::MergeCompiledPartitions(const Model& model) {
     for (auto& h : hoisted) merged.push_back(std::move(h));
     merged.push_back(std::move(group));
     i = j;
+    // Free the weights this partition copied into its own layout now, not
+    // after the last one: otherwise every weight is briefly held twice.
+    std::vector<Step> rest;
+    for (size_t k = j; k < steps_.size(); ++k) {
+      Step view;  // inputs and implicit reads only
+      view.inputs = steps_[k].inputs;
+      view.implicit = steps_[k].implicit;
+      rest.push_back(std::move(view));
+    }
+    ReleaseUnreadInitializers({&merged, &rest});
   }
   steps_ = std::move(merged);
 }

@@ -94,6 +94,10 @@ class CompiledGraph {
   int SlotOf(const std::string& name) const;
   // Replaces runs of steps on providers that compile partitions by one step each.
   void MergeCompiledPartitions(const Model& model);
+  // Drops initializers no step reads at run time (weights a compiled
+  // partition copied into its own layout), so they are not held twice.
+  // step_lists: every step that may still read an initializer.
+  void ReleaseUnreadInitializers(const std::vector<const std::vector<Step>*>& step_lists);
   // Numbers the runs of consecutive node steps on one provider.
   void NumberPartitions();
   // Fills Step::donors.

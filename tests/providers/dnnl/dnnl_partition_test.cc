@@ -17,6 +17,7 @@
 
 #ifdef TESSERA_HAVE_DNNL
 #include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_partition_kernel.h"
 #endif
 
 namespace tessera {
@@ -198,6 +199,17 @@ TEST(DnnlPartition, ActivationsSiluAndResidualAddBecomePostOps) {
   int convs = 0;
   for (const auto& l : labels) convs += l.find("(Conv)") != std::string::npos;
   EXPECT_EQ(convs, 2);
+}
+
+TEST(DnnlPartition, CopiedWeightsAreNotReadAtRunTime) {
+  // The runtime frees initializers no kernel reads at run time; the plan
+  // says which partition inputs it only read while compiling.
+  Model m = Block();
+  dnnl_ep::PartitionKernel kernel(CompileBlock(m));
+  std::vector<std::string> inputs = {"x"};
+  for (const auto& [name, t] : m.graph->initializers) inputs.push_back(name);
+  EXPECT_TRUE(kernel.ReadsInput(0)) << "x";
+  for (size_t i = 1; i < inputs.size(); ++i) EXPECT_FALSE(kernel.ReadsInput(i)) << inputs[i];
 }
 
 TEST(DnnlPartition, ArenaReusesBuffersOfDeadValues) {

@@ -17,6 +17,7 @@ class PartitionKernel final : public OpKernel {
   explicit PartitionKernel(Plan plan);
   ~PartitionKernel() override;
   void Compute(KernelContext& ctx) const override;
+  bool ReadsInput(size_t i) const override { return i >= plan_.input_read.size() || plan_.input_read[i]; }
 
   const Plan& plan() const { return plan_; }
 
