@@ -284,7 +284,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     output_slots_.push_back(slot(place(out.name, kHost, 0)));
   }
   MergeCompiledPartitions(model);
-  ReleaseUnreadInitializers({&steps_});
+  ReleaseUnreadInitializers({steps_});
   NumberPartitions();
   if (logger.Enabled(Severity::kVerbose)) {
     // The same partitions and copies as Placement(), copies() and the profile.
@@ -395,12 +395,12 @@ void CompiledGraph::NumberPartitions() {
   }
 }
 
-void CompiledGraph::ReleaseUnreadInitializers(const std::vector<const std::vector<Step>*>& step_lists) {
+void CompiledGraph::ReleaseUnreadInitializers(std::initializer_list<std::span<const Step>> step_lists) {
   std::unordered_set<int> read;
   read.insert(output_slots_.begin(), output_slots_.end());
   read.insert(input_slots_.begin(), input_slots_.end());  // a feed may override it
-  for (const auto* steps : step_lists)
-    for (const Step& step : *steps) {
+  for (std::span<const Step> steps : step_lists)
+    for (const Step& step : steps) {
       read.insert(step.implicit.begin(), step.implicit.end());
       // A step without a kernel yet (a node still to be merged into a
       // compiled partition) counts as reading all its inputs.
@@ -505,14 +505,8 @@ void CompiledGraph::MergeCompiledPartitions(const Model& model) {
     i = j;
     // Free the weights this partition copied into its own layout now, not
     // after the last one: otherwise every weight is briefly held twice.
-    std::vector<Step> rest;
-    for (size_t k = j; k < steps_.size(); ++k) {
-      Step view;  // inputs and implicit reads only
-      view.inputs = steps_[k].inputs;
-      view.implicit = steps_[k].implicit;
-      rest.push_back(std::move(view));
-    }
-    ReleaseUnreadInitializers({&merged, &rest});
+    // (steps_ before j were moved into `merged`.)
+    ReleaseUnreadInitializers({merged, std::span<const Step>(steps_).subspan(j)});
   }
   steps_ = std::move(merged);
 }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <deque>
+#include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -97,7 +99,7 @@ class CompiledGraph {
   // Drops initializers no step reads at run time (weights a compiled
   // partition copied into its own layout), so they are not held twice.
   // step_lists: every step that may still read an initializer.
-  void ReleaseUnreadInitializers(const std::vector<const std::vector<Step>*>& step_lists);
+  void ReleaseUnreadInitializers(std::initializer_list<std::span<const Step>> step_lists);
   // Numbers the runs of consecutive node steps on one provider.
   void NumberPartitions();
   // Fills Step::donors.

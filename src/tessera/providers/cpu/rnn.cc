@@ -15,6 +15,7 @@
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
+#include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {
 
@@ -47,62 +48,6 @@ enum class ActKind {
   kSoftplus
 };
 
-// The float activations below vectorize only when GCC may evaluate both arms
-// of a select (FP exception flags are not observed by anything here).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC optimize("no-trapping-math")
-#endif
-
-// Vectorizable float exp: Cody-Waite range reduction by ln2, a degree-7
-// Taylor polynomial on |r| <= ln2/2 (relative error ~1e-8 before rounding),
-// and the power of two built in the exponent bits. Inputs are clamped to
-// [-87, 88], far beyond where sigmoid/tanh saturate.
-inline float ExpForActivation(float x) {
-  float c = x < -87.f ? -87.f : (x > 88.f ? 88.f : x);
-  const float kMagic = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer
-  float n = (c * 1.44269504088896341f + kMagic) - kMagic;
-  float r = c - n * 0.693359375f;
-  r = r - n * -2.12194440054690583e-4f;
-  float p = 1.f / 5040.f;
-  p = p * r + 1.f / 720.f;
-  p = p * r + 1.f / 120.f;
-  p = p * r + 1.f / 24.f;
-  p = p * r + 1.f / 6.f;
-  p = p * r + 0.5f;
-  p = p * r + 1.f;
-  p = p * r + 1.f;
-  int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return p * scale;
-}
-
-inline void SigmoidF(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    float v = x[i];
-    x[i] = 1.f / (1.f + ExpForActivation(-v));  // NaN propagates through the exp
-  }
-}
-
-inline void TanhF(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    float v = x[i];
-    float a = __builtin_fabsf(v);
-    // Large |x|: (1 - e^-2a) / (1 + e^-2a); small |x|: odd Taylor series
-    // (no cancellation; the next term is below float precision for a < 1/16).
-    float e = ExpForActivation(-2.f * a);
-    float big = (1.f - e) / (1.f + e);
-    float a2 = a * a;
-    float small = a * (1.f + a2 * (-1.f / 3.f + a2 * (2.f / 15.f + a2 * (-17.f / 315.f))));
-    float t = a < 0.0625f ? small : big;
-    x[i] = __builtin_copysignf(t, v);  // NaN propagates through the exp
-  }
-}
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
 
 struct Activation {
   ActKind kind = ActKind::kTanh;
@@ -116,7 +61,7 @@ struct Activation {
     switch (kind) {
       case ActKind::kSigmoid:
         if constexpr (std::is_same_v<C, float>) {
-          SigmoidF(x, n);
+          SigmoidInPlace(x, n);
           break;
         }
         for (int64_t i = 0; i < n; ++i) {
@@ -132,7 +77,7 @@ struct Activation {
         break;
       case ActKind::kTanh:
         if constexpr (std::is_same_v<C, float>) {
-          TanhF(x, n);
+          TanhInPlace(x, n);
           break;
         }
         for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);

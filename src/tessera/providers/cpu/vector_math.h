@@ -10,5 +10,8 @@ namespace tessera::cpu {
 void SigmoidInPlace(float* y, int64_t n);
 // y[i] = y[i] / (1 + e^-y[i]) (SiLU / Swish with alpha 1).
 void SiluInPlace(float* y, int64_t n);
+// y[i] = tanh(y[i]): (1 - e^-2a) / (1 + e^-2a) with ExpFloat, and the odd
+// Taylor series below |y| = 1/16, where that form would cancel.
+void TanhInPlace(float* y, int64_t n);
 
 }  // namespace tessera::cpu

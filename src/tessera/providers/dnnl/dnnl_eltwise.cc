@@ -80,19 +80,15 @@ void LowerBinary(Compiler& c, const Node& n) {
   std::vector<int64_t> small = order[0] == 0 ? b : a;
   bool dies = c.DiesHere(first);
   int src0 = c.Use(first);
-  int src1;
-  auto second_operand = [&](Desc like) {  // by value: Use() may grow the value table
-    if (small == y) return c.As(c.Use(second), like);
-    Dims dims(y.size() - small.size(), 1);
-    for (int64_t d : small) dims.push_back(d);
-    return PlainWithDims(c, second, dims);
-  };
-  src1 = second_operand(c.DescOf(src0));
+  // src1 takes src0's layout when the shapes agree, else a plain broadcast.
+  Dims small_dims(y.size() - small.size(), 1);
+  small_dims.insert(small_dims.end(), small.begin(), small.end());
+  auto src1_desc = [&] { return small == y ? c.DescOf(src0) : PlainDesc(small_dims); };
   PostOpChain chain = AbsorbPostOps(c, n.outputs[0], false);
   dnnl::primitive_attr attr = c.Attr();
   attr.set_post_ops(chain.ops);
   auto make_pd = [&] {
-    dnnl::binary::desc d(BinaryAlgorithm(n.op_type), c.DescOf(src0), c.DescOf(src1), c.DescOf(src0));
+    dnnl::binary::desc d(BinaryAlgorithm(n.op_type), c.DescOf(src0), src1_desc(), c.DescOf(src0));
     return dnnl::binary::primitive_desc(d, attr, c.engine());
   };
   dnnl::binary::primitive_desc pd = make_pd();
@@ -102,9 +98,9 @@ void LowerBinary(Compiler& c, const Node& n) {
       !(c.DescOf(src0) == PlainDesc(c.DescOf(src0).dims()))) {
     src0 = c.AsPlain(src0);
     dies = true;  // a copy of its own now
-    src1 = second_operand(c.DescOf(src0));
     pd = make_pd();
   }
+  int src1 = small == y ? c.As(c.Use(second), c.DescOf(src0)) : PlainWithDims(c, second, small_dims);
   const Desc desc = c.DescOf(src0);
   int dst = dies ? c.Alias(chain.output, src0, desc) : c.Define(chain.output, desc);
   c.Emit(pd, dnnl::binary(pd), {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}, {DNNL_ARG_DST, dst}}, n.Label());
