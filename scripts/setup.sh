@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   protobuf-compiler libprotobuf-dev
-  libopenblas-dev
+  libopenblas-dev libhwy-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-dev python3-numpy python3-onnx pybind11-dev python3-pytest
   python3-torch python3-torchvision

@@ -153,6 +153,11 @@ Model OpTest::BuildModel() const {
   return m;
 }
 
+OpTest& OpTest::Threads(int n) {
+  threads_ = n;
+  return *this;
+}
+
 void OpTest::Run() {
   std::vector<Value> cpu_result;
   for (const auto& provider : providers_) {
@@ -160,7 +165,7 @@ void OpTest::Run() {
     std::vector<Value> result;
     Status st = CatchStatus([&] {
       SessionOptions opts;
-      opts.intra_op_num_threads = 1;
+      opts.intra_op_num_threads = threads_;
       Session session(BuildModel(), opts, MakeProviders({provider}));
       result = session.Run(feeds_);
     });
@@ -184,7 +189,7 @@ void OpTest::ExpectFailure(const std::string& substring) {
     SCOPED_TRACE("provider " + provider);
     Status st = CatchStatus([&] {
       SessionOptions opts;
-      opts.intra_op_num_threads = 1;
+      opts.intra_op_num_threads = threads_;
       Session session(BuildModel(), opts, MakeProviders({provider}));
       session.Run(feeds_);
     });

@@ -48,6 +48,8 @@ class OpTest {
   OpTest& Providers(std::vector<std::string> providers);
   // Leaves out one provider, for a documented deviation (`why` says which).
   OpTest& ExceptProvider(const std::string& provider, const std::string& why);
+  // intra_op_num_threads of the sessions (1 unless set).
+  OpTest& Threads(int n);
 
   // Runs and checks; reports failures through gtest.
   void Run();
@@ -70,6 +72,7 @@ class OpTest {
   double rtol_ = 1e-4;
   double atol_ = 1e-6;
   std::vector<std::string> providers_;
+  int threads_ = 1;
 };
 
 // Convenience constructors.

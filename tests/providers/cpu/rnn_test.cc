@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include "support/op_test.h"
 #include "tessera/base/half.h"
@@ -26,6 +27,9 @@ struct Case {
   float clip = 0.f;
   int64_t layout = 0;
   float x_scale = 1.f;  // large values drive the gates into saturation
+  // W and R as initializers: LSTM then runs the packed, fused recurrence.
+  bool constant_weights = false;
+  int threads = 1;
 };
 
 int Gates(Cell c) { return c == Cell::kRnn ? 1 : c == Cell::kGru ? 3 : 4; }
@@ -147,8 +151,13 @@ void RunCase(const Case& c, int64_t opset = 14) {
   const bool l1 = c.layout == 1;
   t.Input("X", l1 ? T_<float>(Swap01(d.x, c.seq, c.batch, c.input), {c.batch, c.seq, c.input})
                   : T_<float>(d.x, {c.seq, c.batch, c.input}));
-  t.Input("W", T_<float>(d.w, {D, G * H, c.input}));
-  t.Input("R", T_<float>(d.r, {D, G * H, H}));
+  if (c.constant_weights) {
+    t.ConstantInput("W", T_<float>(d.w, {D, G * H, c.input}));
+    t.ConstantInput("R", T_<float>(d.r, {D, G * H, H}));
+  } else {
+    t.Input("W", T_<float>(d.w, {D, G * H, c.input}));
+    t.Input("R", T_<float>(d.r, {D, G * H, H}));
+  }
   auto state = [&](const std::vector<float>& s) {
     return l1 ? T_<float>(Swap01(s, D, c.batch, H), {c.batch, D, H}) : T_<float>(s, {D, c.batch, H});
   };
@@ -185,6 +194,7 @@ void RunCase(const Case& c, int64_t opset = 14) {
   t.Output("Y_h", state(yh));
   if (c.cell == Cell::kLstm) t.Output("Y_c", state(yc));
   t.Tolerance(1e-4, 1e-5);
+  t.Threads(c.threads);
   t.Run();
 }
 
@@ -224,6 +234,84 @@ TEST(LstmTest, SaturatedGates) {
   RunCase(c);
   c.cell = Cell::kGru;
   RunCase(c);
+}
+
+// The packed recurrence (constant W and R): hidden sizes off the 16-unit
+// block, batches off its 4-row groups, every optional input and attribute,
+// and two threads sharing each step's blocks.
+TEST(LstmTest, PackedRecurrenceMatchesReference) {
+  for (int64_t hidden : {4, 20, 33}) {
+    for (int64_t batch : {1, 5}) {
+      SCOPED_TRACE("hidden " + std::to_string(hidden) + " batch " + std::to_string(batch));
+      Case c;
+      c.constant_weights = true;
+      c.hidden = hidden;
+      c.batch = batch;
+      c.input = 7;
+      RunCase(c);
+      c.direction = "bidirectional";
+      c.peep = true;
+      c.lens.assign(static_cast<size_t>(batch), 3);
+      c.lens[0] = 1;
+      c.lens.back() = 0;
+      RunCase(c);
+      c.direction = "reverse";
+      c.clip = 0.5f;
+      c.input_forget = true;
+      c.init_c = false;
+      c.lens.clear();
+      c.layout = 1;
+      RunCase(c);
+    }
+  }
+}
+TEST(LstmTest, PackedRecurrenceOnTwoThreads) {
+  for (int64_t batch : {1, 6}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Case c;
+    c.constant_weights = true;
+    c.threads = 2;
+    c.hidden = 130;  // enough work per step to split, last block partial
+    c.batch = batch;
+    c.seq = 5;
+    c.input = 9;
+    c.direction = "bidirectional";
+    c.peep = true;
+    RunCase(c);
+  }
+}
+// Highway compiles the fused kernel for several x86 targets; each must give
+// the same answer (the machine running the tests picks only one of them).
+TEST(LstmTest, PackedRecurrenceOnEverySimdTarget) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    Case c;
+    c.constant_weights = true;
+    c.hidden = 20;
+    c.batch = 5;
+    c.direction = "bidirectional";
+    c.peep = true;
+    c.lens = {3, 1, 2, 3, 0};
+    RunCase(c);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+TEST(LstmTest, PackedRecurrenceSaturatedGates) {
+  Case c;
+  c.constant_weights = true;
+  c.x_scale = 40.f;
+  c.hidden = 17;
+  RunCase(c);
+}
+TEST(LstmTest, PackedWeightsRejectWrongInputSize) {
+  OpTest t("LSTM", 14);
+  t.Attr("hidden_size", int64_t{2});
+  t.Input("X", T_<float>(std::vector<float>(2 * 4, 0.1f), {2, 1, 4}))
+      .ConstantInput("W", T_<float>(std::vector<float>(8 * 3, 0.5f), {1, 8, 3}))
+      .ConstantInput("R", T_<float>(std::vector<float>(8 * 2, 0.5f), {1, 8, 2}));
+  t.Output("Y", T_<float>(std::vector<float>(4, 0.f), {2, 1, 1, 2}));
+  t.ExpectFailure("input size 4");
 }
 
 TEST(LstmTest, ZeroBatchAndZeroSteps) {

@@ -9,11 +9,13 @@
 #include <cstring>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/lstm_step.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/vector_math.h"
 
@@ -240,6 +242,14 @@ class RecurrentBase : public OpKernel {
     std::vector<float> betas = info.attr_floats("activation_beta", {});
     size_t ap = 0, bp = 0;
     for (const auto& n : names) acts_.push_back(ParseActivation(info, n, alphas, &ap, betas, &bp));
+    PackRecurrence(info);
+  }
+
+  // R is packed once for the fused recurrence and not read again.
+  bool ReadsInput(size_t input_index) const override {
+    if (input_index == 1) return packed_w_.empty();
+    if (input_index == 2) return packed_r_.empty();
+    return true;
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -254,6 +264,29 @@ class RecurrentBase : public OpKernel {
   }
 
  private:
+  // Float LSTMs with the default activations and a constant, well-formed R
+  // run the fused recurrence of lstm_step.h; anything else keeps the GEMM
+  // per step below (and reports a bad R or W when it runs).
+  void PackRecurrence(const KernelInfo& info) {
+    if (kind_ != CellKind::kLstm) return;
+    for (size_t i = 0; i < acts_.size(); ++i)
+      if (acts_[i].kind != (i % 3 == 0 ? ActKind::kSigmoid : ActKind::kTanh)) return;
+    const Tensor* r = info.constant_input(2);
+    if (r == nullptr || r->dtype() != DataType::kFloat || r->rank() != 3) return;
+    const int64_t H = r->dim(2);
+    if (H <= 0 || (hidden_size_ > 0 && hidden_size_ != H) || r->dim(0) != num_dirs_ || r->dim(1) != 4 * H) return;
+    for (int64_t d = 0; d < num_dirs_; ++d)
+      packed_r_.emplace_back(std::make_shared<const LstmPackedWeights>(r->data<float>() + d * 4 * H * H, H, H));
+    // W too when constant: the input projection then runs on the packed copy.
+    const Tensor* w = info.constant_input(1);
+    if (w == nullptr || w->dtype() != DataType::kFloat || w->rank() != 3 || w->dim(0) != num_dirs_ ||
+        w->dim(1) != 4 * H || w->dim(2) <= 0)
+      return;
+    const int64_t I = w->dim(2);
+    for (int64_t d = 0; d < num_dirs_; ++d)
+      packed_w_.emplace_back(std::make_shared<const LstmPackedWeights>(w->data<float>() + d * 4 * H * I, H, I));
+  }
+
   template <typename C>
   void Clip(C* v, int64_t n) const {
     if (!has_clip_) return;
@@ -264,24 +297,30 @@ class RecurrentBase : public OpKernel {
   template <typename T, typename C>
   void Run(KernelContext& ctx) const {
     const Tensor& x = ctx.input(0);
-    const Tensor& w = ctx.input(1);
-    const Tensor& r = ctx.input(2);
+    const bool packed_w = !packed_w_.empty();
+    const Tensor* w = packed_w ? nullptr : &ctx.input(1);
+    // A packed R was checked and converted at creation (and may be freed).
+    const bool fused = !packed_r_.empty();
+    const Tensor* r = fused ? nullptr : &ctx.input(2);
     const DataType dt = x.dtype();
-    if (w.dtype() != dt || r.dtype() != dt) ctx.Fail("W and R must have the same element type as X");
+    if ((packed_w ? dt != DataType::kFloat : w->dtype() != dt) || (fused ? dt != DataType::kFloat : r->dtype() != dt))
+      ctx.Fail("W and R must have the same element type as X");
     if (x.rank() != 3) ctx.Fail("X must be 3-D, got ", x.Describe());
-    if (w.rank() != 3) ctx.Fail("W must be 3-D, got ", w.Describe());
-    if (r.rank() != 3) ctx.Fail("R must be 3-D, got ", r.Describe());
+    if (!packed_w && w->rank() != 3) ctx.Fail("W must be 3-D, got ", w->Describe());
+    if (!fused && r->rank() != 3) ctx.Fail("R must be 3-D, got ", r->Describe());
     const int64_t seq_len = layout_ == 0 ? x.dim(0) : x.dim(1);
     const int64_t batch = layout_ == 0 ? x.dim(1) : x.dim(0);
     const int64_t input_size = x.dim(2);
     const int64_t D = num_dirs_;
     const int64_t G = GatesOf(kind_);
-    const int64_t H = hidden_size_ > 0 ? hidden_size_ : r.dim(2);
+    const int64_t H = fused ? packed_r_[0]->hidden() : hidden_size_ > 0 ? hidden_size_ : r->dim(2);
     if (H <= 0) ctx.Fail("hidden size must be positive");
-    if (w.dim(0) != D || w.dim(1) != G * H || w.dim(2) != input_size)
-      ctx.Fail("W has shape ", ShapeToString(w.shape()), ", expected ", ShapeToString({D, G * H, input_size}));
-    if (r.dim(0) != D || r.dim(1) != G * H || r.dim(2) != H)
-      ctx.Fail("R has shape ", ShapeToString(r.shape()), ", expected ", ShapeToString({D, G * H, H}));
+    if (packed_w && packed_w_[0]->depth() != input_size)
+      ctx.Fail("X has input size ", input_size, " but W expects ", packed_w_[0]->depth());
+    if (!packed_w && (w->dim(0) != D || w->dim(1) != G * H || w->dim(2) != input_size))
+      ctx.Fail("W has shape ", ShapeToString(w->shape()), ", expected ", ShapeToString({D, G * H, input_size}));
+    if (!fused && (r->dim(0) != D || r->dim(1) != G * H || r->dim(2) != H))
+      ctx.Fail("R has shape ", ShapeToString(r->shape()), ", expected ", ShapeToString({D, G * H, H}));
     const int64_t kIntMax = std::numeric_limits<int>::max();
     if (seq_len * batch > kIntMax || G * H > kIntMax || input_size > kIntMax)
       ctx.Fail("dimensions are too large");
@@ -354,16 +393,20 @@ class RecurrentBase : public OpKernel {
     }
     // Weights are read in place when already in the compute type.
     std::vector<C> w_store, r_store;
-    const C* wc;
-    const C* rc;
+    const C* wc = nullptr;
+    const C* rc = nullptr;
     if constexpr (std::is_same_v<T, C>) {
-      wc = w.data<C>();
-      rc = r.data<C>();
+      if (!packed_w) wc = w->data<C>();
+      if (!fused) rc = r->data<C>();
     } else {
-      w_store = ToCompute<T, C>(w);
-      r_store = ToCompute<T, C>(r);
-      wc = w_store.data();
-      rc = r_store.data();
+      if (!packed_w) {
+        w_store = ToCompute<T, C>(*w);
+        wc = w_store.data();
+      }
+      if (!fused) {
+        r_store = ToCompute<T, C>(*r);
+        rc = r_store.data();
+      }
     }
 
     const bool want_y = ctx.output_requested(0);
@@ -379,8 +422,8 @@ class RecurrentBase : public OpKernel {
 
     for (int64_t d = 0; d < D; ++d) {
       const bool reverse = reverse_only_ || d == 1;
-      const C* wd = wc + d * GH * input_size;
-      const C* rd = rc + d * GH * H;
+      const C* wd = packed_w ? nullptr : wc + d * GH * input_size;
+      const C* rd = fused ? nullptr : rc + d * GH * H;
       const C* wb = bias.data() + d * 2 * GH;
       const C* rb = wb + GH;
       const Activation* act = acts_.data() + d * ActsPerDirection(kind_);
@@ -390,7 +433,15 @@ class RecurrentBase : public OpKernel {
 
       // Input projection for every step at once, plus the biases that are
       // plain additive terms.
-      if (seq_len * batch > 0) {
+      bool projected = false;
+      if constexpr (std::is_same_v<C, float>) {
+        if (packed_w) {
+          LstmInputProjection(*packed_w_[static_cast<size_t>(d)], xc.data(), seq_len * batch, xw.data(),
+                              ctx.thread_pool());
+          projected = true;
+        }
+      }
+      if (seq_len * batch > 0 && !projected) {
         if (input_size > 0) {
           Gemm(true, static_cast<int>(seq_len * batch), static_cast<int>(GH), static_cast<int>(input_size), xc.data(),
                static_cast<int>(input_size), wd, static_cast<int>(input_size), C(0), xw.data(), static_cast<int>(GH));
@@ -405,6 +456,26 @@ class RecurrentBase : public OpKernel {
       for (int64_t row = 0; row < seq_len * batch; ++row) {
         C* p = xw.data() + row * GH;
         for (int64_t g = 0; g < GH; ++g) p[g] += tmp[static_cast<size_t>(g)];
+      }
+      if constexpr (std::is_same_v<C, float>) {
+        if (fused) {
+          LstmSequence seq;
+          seq.r = packed_r_[static_cast<size_t>(d)].get();
+          seq.gates_in = xw.data();
+          seq.seq_len = seq_len;
+          seq.batch = batch;
+          seq.lens = lens.data();
+          seq.reverse = reverse;
+          seq.h = hs;
+          seq.c = cs;
+          seq.y = want_y ? y.data() + d * batch * H : nullptr;
+          seq.y_time_stride = D * batch * H;
+          seq.peephole = pd;
+          seq.clip = has_clip_ ? clip_ : 0.f;
+          seq.input_forget = input_forget_;
+          RunLstmSequence(seq, ctx.thread_pool());
+          continue;
+        }
       }
 
       for (int64_t s = 0; s < seq_len; ++s) {
@@ -557,6 +628,8 @@ class RecurrentBase : public OpKernel {
   bool input_forget_ = false;
   bool linear_before_reset_ = false;
   std::vector<Activation> acts_;
+  std::vector<std::shared_ptr<const LstmPackedWeights>> packed_r_;  // one per direction
+  std::vector<std::shared_ptr<const LstmPackedWeights>> packed_w_;
 };
 
 class Lstm final : public RecurrentBase {
