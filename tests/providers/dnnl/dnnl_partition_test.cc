@@ -99,6 +99,27 @@ TEST(DnnlPartition, CnnBlockIsOnePartitionAndMatchesCpu) {
   EXPECT_TRUE(r.match) << r.message;
 }
 
+TEST(DnnlPartition, SiluStepSplitsOverThreadsAndMatchesCpu) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  // 16 x 48 x 48 values: several chunks of the SiLU step's parallel loop.
+  auto build = [] {
+    Model m = MakeModel({Conv("conv", "x", "w", "b", "c"), MakeNode("sig", "Sigmoid", {"c"}, {"g"}),
+                         MakeNode("mul", "Mul", {"g", "c"}, {"y"})},
+                        {TensorInfo("x", DataType::kFloat, {1, 8, 48, 48})},
+                        {TensorInfo("y", DataType::kFloat, {1, 16, 48, 48})});
+    m.graph->initializers["w"] = Seeded({16, 8, 3, 3}, 1, 0.5f);
+    m.graph->initializers["b"] = Seeded({16}, 2);
+    return m;
+  };
+  Session cpu(build(), Options(), MakeProviders({"cpu"}));
+  Session dnnl(build(), Options(2), MakeProviders({"dnnl"}));
+  for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+  Feeds feeds{{"x", Value(Seeded({1, 8, 48, 48}, 7, 3.0f))}};
+  auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+  auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
+  EXPECT_TRUE(r.match) << r.message;
+}
+
 TEST(DnnlPartition, ProfileShowsEveryPrimitiveAndReorder) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   SessionOptions opts = Options();
@@ -187,18 +208,30 @@ dnnl_ep::Plan CompileBlock(const Model& model) {
   return compiler.Compile();
 }
 
-TEST(DnnlPartition, ActivationsSiluAndResidualAddBecomePostOps) {
+TEST(DnnlPartition, ActivationsAndResidualAddBecomePostOpsAndSiluRunsInPlace) {
   Model m = Block();
   dnnl_ep::Plan plan = CompileBlock(m);
   std::vector<std::string> labels;
   for (const auto& s : plan.steps) labels.push_back(s.label);
-  // Relu, Add, Relu, Sigmoid and Mul are post-ops of the two convolutions:
-  // no step is labelled with them.
+  // Relu, Add, Relu are post-ops of the two convolutions, and Sigmoid and
+  // Mul one SiLU step: no step is labelled with them.
   for (const char* fused : {"relu1", "add", "relu2", "sig", "mul"})
     for (const auto& l : labels) EXPECT_EQ(l.find(std::string("'") + fused + "'"), std::string::npos) << l;
-  int convs = 0;
-  for (const auto& l : labels) convs += l.find("(Conv)") != std::string::npos;
+  int convs = 0, silus = 0;
+  for (const auto& s : plan.steps) {
+    const std::string& l = s.label;
+    convs += l.size() >= 6 && l.compare(l.size() - 6, 6, "(Conv)") == 0;
+    if (l.find("(SiLU)") == std::string::npos) continue;
+    ++silus;
+    // Our own kernel, writing over the convolution's result.
+    EXPECT_TRUE(static_cast<bool>(s.host)) << l;
+    EXPECT_FALSE(static_cast<bool>(s.primitive)) << l;
+    ASSERT_EQ(s.args.size(), 2u);
+    EXPECT_EQ(plan.values[static_cast<size_t>(s.args[0].second)].buffer,
+              plan.values[static_cast<size_t>(s.args[1].second)].buffer);
+  }
   EXPECT_EQ(convs, 2);
+  EXPECT_EQ(silus, 1);
 }
 
 TEST(DnnlPartition, CopiedWeightsAreNotReadAtRunTime) {

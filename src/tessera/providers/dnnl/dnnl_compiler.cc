@@ -244,6 +244,14 @@ void Compiler::Emit(const dnnl::primitive_desc_base& pd, dnnl::primitive primiti
   plan_.steps.push_back(std::move(step));
 }
 
+void Compiler::EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label) {
+  PlanStep step;
+  step.host = std::move(host);
+  step.args = std::move(args);
+  step.label = std::move(label);
+  plan_.steps.push_back(std::move(step));
+}
+
 void Compiler::Fail(const Node& node, const std::string& why) const {
   TS_THROW(kInternal, "oneDNN partition: node ", node.Label(), ": ", why);
 }

@@ -8,6 +8,7 @@
 
 #include <dnnl.hpp>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,8 +38,12 @@ struct PlanValue {
   int buffer = 0;
 };
 
+// A step computed by our own code instead of a primitive (on CPU memory).
+using HostStep = std::function<void(const std::unordered_map<int, dnnl::memory>& args)>;
+
 struct PlanStep {
-  dnnl::primitive primitive;
+  dnnl::primitive primitive;  // empty for a host step
+  HostStep host;
   std::vector<std::pair<int, int>> args;  // DNNL_ARG_* -> value
   std::string label;                      // for logs and errors: the node, or "reorder ..."
   Desc scratchpad;                        // zero when the primitive needs none
@@ -110,6 +115,8 @@ class Compiler {
   // Appends a step running `primitive` (made from `pd`) on `args`.
   void Emit(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::vector<std::pair<int, int>> args,
             std::string label);
+  // Appends a step running `host` on `args` (planned like any other step).
+  void EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label);
 
   const dnnl::engine& engine() const { return engine_; }
   // Attributes every primitive is created with (user-managed scratchpad).

@@ -102,11 +102,14 @@ void PartitionKernel::Compute(KernelContext& ctx) const {
     for (size_t s = 0; s < plan_.steps.size(); ++s) {
       const PlanStep& step = plan_.steps[s];
       int64_t start = tracer ? tracer->NowMicros() : 0;
-      step.primitive.execute(ws->stream, ws->args[s]);
+      if (step.host)
+        step.host(ws->args[s]);
+      else
+        step.primitive.execute(ws->stream, ws->args[s]);
       if (tracer != nullptr) {
         // Profiling: each primitive timed on its own, reorders apart.
         ws->stream.wait();
-        bool reorder = step.primitive.get_kind() == dnnl::primitive::kind::reorder;
+        bool reorder = step.primitive && step.primitive.get_kind() == dnnl::primitive::kind::reorder;
         int64_t bytes = 0;
         for (const auto& [arg, v] : step.args)
           if (arg == DNNL_ARG_DST || arg == DNNL_ARG_TO) bytes = static_cast<int64_t>(plan_.values[static_cast<size_t>(v)].desc.get_size());

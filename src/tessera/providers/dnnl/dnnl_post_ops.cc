@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tessera/ops/kernel.h"
+#include "tessera/providers/cpu/silu_simd.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 
 namespace tessera::dnnl_ep {
@@ -117,14 +118,19 @@ bool SameShape(const Compiler& c, const std::string& a, const std::string& b) {
 
 }  // namespace
 
-PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain) {
+PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain,
+                          bool silu_as_post_op) {
   chain.output = output;
   for (;;) {
     const Node* sig = nullptr;
     if (const Node* mul = SiluAfter(c, chain.output, &sig)) {
-      chain.ops.append_eltwise(1.0f, alg::eltwise_swish, 1.0f, 0.0f);
       c.Absorb(*sig);
       c.Absorb(*mul);
+      if (!silu_as_post_op) {
+        chain.silu_output = mul->outputs[0];
+        break;
+      }
+      chain.ops.append_eltwise(1.0f, alg::eltwise_swish, 1.0f, 0.0f);
       chain.output = mul->outputs[0];
       continue;
     }
@@ -154,6 +160,27 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
     break;
   }
   return chain;
+}
+
+void EmitTrailingSilu(Compiler& c, const PostOpChain& chain, int value, const std::string& label) {
+  if (chain.silu_output.empty()) return;
+  // In place: the SiLU's Sigmoid and Mul were the value's only readers.
+  int out = c.Alias(chain.silu_output, value, c.DescOf(value));
+  c.EmitHost(
+      [](const std::unordered_map<int, dnnl::memory>& args) {
+        const dnnl::memory& src = args.at(DNNL_ARG_SRC);
+        // Every stored value, padding included (blocked layouts pad with
+        // zeros, and SiLU keeps them zero).
+        const int64_t n = static_cast<int64_t>(src.get_desc().get_size() / sizeof(float));
+        const float* x = static_cast<const float*>(src.get_data_handle());
+        float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
+        constexpr int64_t kChunk = 16384;
+        const int64_t chunks = (n + kChunk - 1) / kChunk;
+        // The OpenMP team oneDNN uses (its size set for this run).
+#pragma omp parallel for schedule(static) if (chunks > 1)
+        for (int64_t k = 0; k < chunks; ++k) cpu::SiluF32(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk));
+      },
+      {{DNNL_ARG_SRC, value}, {DNNL_ARG_DST, out}}, label + " (SiLU)");
 }
 
 int SumDestination(Compiler& c, const std::string& output, const std::string& sum_input, const dnnl::memory::desc& dst) {

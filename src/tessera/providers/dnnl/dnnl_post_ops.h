@@ -36,14 +36,23 @@ struct PostOpChain {
   dnnl::post_ops ops;
   std::string output;     // the graph value the fused primitive produces
   std::string sum_input;  // the value added by a sum post-op, or ""
+  // A SiLU that follows but is left out of `ops` (see AbsorbPostOps): the
+  // graph value it produces, or "". EmitTrailingSilu runs it.
+  std::string silu_output;
   bool empty() const { return ops.len() == 0; }
 };
 
 // Absorbs the consumers that follow `output` (only consumer each, read
 // nowhere else) as post-ops: activations, SiLU written as x * Sigmoid(x),
 // and, when allow_sum and nothing precedes it, one Add of a same-shape
-// value already computed.
-PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain = {});
+// value already computed. With silu_as_post_op false, a SiLU ends the chain
+// instead and is recorded in silu_output.
+PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain = {},
+                          bool silu_as_post_op = true);
+
+// Runs chain.silu_output's SiLU in place on `value` (the fused primitive's
+// result) as a oneDNN eltwise step; does nothing when there is none.
+void EmitTrailingSilu(Compiler& c, const PostOpChain& chain, int value, const std::string& label);
 
 // Makes the destination of a primitive with a sum post-op: a value holding
 // `sum_input` in `dst` layout that the primitive accumulates into.

@@ -1,0 +1,69 @@
+// SiLU kernel (see silu_simd.h), compiled once per x86 target by Highway.
+#include "tessera/providers/cpu/silu_simd.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tessera/providers/cpu/silu_simd.cc"
+#include "hwy/foreach_target.h"  // re-includes this file once per target
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu::silu_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// x / (1 + exp(-x)). exp(t) for t = -x clamped to [-87, 87] (beyond, the
+// result is x or 0 to float precision): t = n*ln2 + r with |r| <= ln2/2,
+// exp(r) by its Taylor series to r^7 (error 2e-8), 2^n by building the
+// exponent bits. The reciprocal is the hardware estimate refined by one
+// Newton step, cheaper than a division.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Silu(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  const V t = hn::Min(hn::Max(hn::Neg(x), hn::Set(d, -87.f)), hn::Set(d, 87.f));
+  const V n = hn::Round(t * hn::Set(d, 1.44269504088896341f));
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), t);  // ln2 split in two: exact n*hi
+  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187e-06f), r);
+  V p = hn::Set(d, 1.f / 5040.f);
+  p = hn::MulAdd(p, r, hn::Set(d, 1.f / 720.f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.f / 120.f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.f / 24.f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.f / 6.f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0.5f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.f));
+  const auto two_n = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127))));
+  const V den = hn::MulAdd(p, two_n, hn::Set(d, 1.f));
+  V q = hn::ApproximateReciprocal(den);
+  q = q * hn::NegMulAdd(den, q, hn::Set(d, 2.f));
+  return x * q;
+}
+
+void SiluArray(const float* x, float* y, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(Silu(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {  // the tail through a full-width buffer
+    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+    for (int64_t k = i; k < n; ++k) buf[k - i] = x[k];
+    hn::Store(Silu(d, hn::Load(d, buf)), d, buf);
+    for (int64_t k = i; k < n; ++k) y[k] = buf[k - i];
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu::silu_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::cpu {
+namespace silu_detail {
+HWY_EXPORT(SiluArray);
+}  // namespace silu_detail
+
+void SiluF32(const float* x, float* y, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(silu_detail::SiluArray)(x, y, n);
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE
