@@ -234,6 +234,72 @@ TEST(DnnlPartition, ActivationsAndResidualAddBecomePostOpsAndSiluRunsInPlace) {
   EXPECT_EQ(silus, 1);
 }
 
+// A DenseNet layer: the concatenation of three feature maps, normalized
+// (BatchNormalization with constant parameters), Relu, then a convolution.
+Model DenseLayer(bool relu) {
+  std::vector<Node> nodes = {Conv("c0", "x", "w0", "b0", "f0"), Conv("c1", "x", "w1", "b1", "f1"),
+                             Conv("c2", "x", "w2", "b2", "f2"), MakeNode("cat", "Concat", {"f0", "f1", "f2"}, {"k"}),
+                             MakeNode("bn", "BatchNormalization", {"k", "s", "t", "m", "v"}, {"n"})};
+  nodes[3].attributes = {IntAttr("axis", 1)};
+  if (relu) nodes.push_back(MakeNode("relu", "Relu", {"n"}, {"r"}));
+  nodes.push_back(Conv("c3", relu ? "r" : "n", "w3", "b3", "y"));
+  Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {1, 8, 9, 7})},
+                      {TensorInfo("y", DataType::kFloat, {1, 4, 9, 7})});
+  auto& init = m.graph->initializers;
+  init["w0"] = Seeded({8, 8, 3, 3}, 12, 0.5f);
+  init["b0"] = Seeded({8}, 13);
+  init["w1"] = Seeded({16, 8, 3, 3}, 1, 0.5f);
+  init["b1"] = Seeded({16}, 2);
+  init["w2"] = Seeded({5, 8, 3, 3}, 3, 0.5f);  // a width off the vector length
+  init["b2"] = Seeded({5}, 4);
+  init["s"] = Seeded({29}, 5, 2.0f);
+  init["t"] = Seeded({29}, 6);
+  init["m"] = Seeded({29}, 7);
+  std::vector<float> var(29);
+  for (size_t i = 0; i < var.size(); ++i) var[i] = 0.25f + 0.1f * static_cast<float>(i);
+  init["v"] = Tensor::FromVector<float>(var, {29});
+  init["w3"] = Seeded({4, 29, 3, 3}, 8, 0.5f);
+  init["b3"] = Seeded({4}, 9);
+  return m;
+}
+
+TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  for (bool relu : {true, false}) {
+    SCOPED_TRACE(relu ? "with Relu" : "without Relu");
+    for (int threads : {1, 2}) {
+      Session cpu(DenseLayer(relu), Options(), MakeProviders({"cpu"}));
+      Session dnnl(DenseLayer(relu), Options(threads), MakeProviders({"dnnl"}));
+      Feeds feeds{{"x", Value(Seeded({1, 8, 9, 7}, 11, 3.0f))}};
+      auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+      auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
+      EXPECT_TRUE(r.match) << r.message;
+    }
+    // The fused pass needs the convolutions to write channels-last, oneDNN's
+    // choice on AVX-512 (blocked layouts keep concat + normalization).
+    Model m = DenseLayer(relu);
+    dnnl_ep::Plan plan = CompileBlock(m);
+    bool channels_last = false;
+    int fused = 0, alone = 0;
+    for (const auto& step : plan.steps) {
+      if (step.label.find("'c1'") != std::string::npos)
+        for (const auto& [arg, v] : step.args)
+          if (arg == DNNL_ARG_DST) {
+            const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
+            channels_last = b.inner_nblks == 0 && b.strides[1] == 1;
+          }
+      if (step.label.find("'cat'") != std::string::npos) {
+        fused += step.label.find("'bn'") != std::string::npos && static_cast<bool>(step.host);
+      } else if (step.label.find("'bn'") != std::string::npos || step.label.find("'relu'") != std::string::npos) {
+        ++alone;
+      }
+    }
+    if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolutions";
+    EXPECT_EQ(fused, 1);
+    EXPECT_EQ(alone, 0);
+  }
+}
+
 TEST(DnnlPartition, CopiedWeightsAreNotReadAtRunTime) {
   // The runtime frees initializers no kernel reads at run time; the plan
   // says which partition inputs it only read while compiling.

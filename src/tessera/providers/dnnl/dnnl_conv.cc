@@ -56,7 +56,7 @@ void LowerConv(Compiler& c, const Node& n) {
     std::vector<EltwiseOp> act = FusedActivationOf(n).value();
     for (const auto& e : act) chain.ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
   }
-  // SiLU runs as a step of its own after the convolution (silu_simd.h):
+  // SiLU runs as a step of its own after the convolution (simd_elementwise.h):
   // oneDNN 2.6's swish post-op costs about 1 ns per value in depthwise
   // kernels and 0.4 in 1x1 kernels on AVX-512, the separate pass about 0.35
   // with its memory traffic (efficientnet_b0, 1 thread: 13.7 -> 11.9 ms).

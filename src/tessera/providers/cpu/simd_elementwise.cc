@@ -1,13 +1,13 @@
-// SiLU kernel (see silu_simd.h), compiled once per x86 target by Highway.
-#include "tessera/providers/cpu/silu_simd.h"
+// Kernels of simd_elementwise.h, compiled once per x86 target by Highway.
+#include "tessera/providers/cpu/simd_elementwise.h"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "tessera/providers/cpu/silu_simd.cc"
+#define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_elementwise.cc"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
-namespace tessera::cpu::silu_detail {
+namespace tessera::cpu::elementwise_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -51,18 +51,46 @@ void SiluArray(const float* x, float* y, int64_t n) {
   }
 }
 
+void ScaleShiftRows(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,
+                    int64_t y_stride, int64_t rows, int64_t n, bool relu) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto zero = hn::Zero(d);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * x_stride;
+    float* yr = y + r * y_stride;
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      auto v = hn::MulAdd(hn::LoadU(d, xr + i), hn::LoadU(d, scale + i), hn::LoadU(d, shift + i));
+      if (relu) v = hn::IfThenElse(v > zero, v, zero);
+      hn::StoreU(v, d, yr + i);
+    }
+    for (; i < n; ++i) {
+      const float v = xr[i] * scale[i] + shift[i];
+      yr[i] = relu ? (v > 0.f ? v : 0.f) : v;
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
-}  // namespace tessera::cpu::silu_detail
+}  // namespace tessera::cpu::elementwise_detail
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace tessera::cpu {
-namespace silu_detail {
+namespace elementwise_detail {
 HWY_EXPORT(SiluArray);
-}  // namespace silu_detail
+HWY_EXPORT(ScaleShiftRows);
+}  // namespace elementwise_detail
 
 void SiluF32(const float* x, float* y, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(silu_detail::SiluArray)(x, y, n);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SiluArray)(x, y, n);
+}
+
+void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,
+                       int64_t y_stride, int64_t rows, int64_t n, bool relu) {
+  if (rows > 0 && n > 0)
+    HWY_DYNAMIC_DISPATCH(elementwise_detail::ScaleShiftRows)(x, x_stride, scale, shift, y, y_stride, rows, n, relu);
 }
 
 }  // namespace tessera::cpu

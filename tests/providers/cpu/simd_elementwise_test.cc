@@ -1,0 +1,95 @@
+// The vectorized elementwise kernels against scalar references, on every
+// SIMD target Highway compiled them for.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include "tessera/providers/cpu/simd_elementwise.h"
+
+namespace tessera::cpu {
+namespace {
+
+double ExactSilu(double x) { return x / (1.0 + std::exp(-x)); }
+
+void ExpectAccurate(const std::vector<float>& x, const std::vector<float>& y) {
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = ExactSilu(x[i]);
+    // Relative, except near zero (|x| tiny) and far out (both ~0).
+    EXPECT_NEAR(y[i], want, 3e-7 * std::abs(want) + 1e-30) << "x = " << x[i];
+  }
+}
+
+TEST(SiluSimdTest, MatchesExactOnEveryTarget) {
+  std::vector<float> x;
+  for (float v = -100.f; v <= 100.f; v += 0.0137f) x.push_back(v);
+  for (float v : {0.f, -0.f, 1e-20f, -1e-20f, 86.9f, -86.9f, 88.f, -88.f, 1e30f}) x.push_back(v);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    // Every tail length up to a few vectors, and the whole array.
+    for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{15}, size_t{17}, size_t{33}, x.size()}) {
+      std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), out(n, -1.f);
+      SiluF32(in.data(), out.data(), static_cast<int64_t>(n));
+      ExpectAccurate(in, out);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(SiluSimdTest, InPlaceAndSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> v = {std::nanf(""), inf, -1000.f, 1000.f, 2.5f};
+  SiluF32(v.data(), v.data(), static_cast<int64_t>(v.size()));
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], inf);
+  EXPECT_NEAR(v[2], 0.f, 1e-30);  // -1000 * e^-1000
+  EXPECT_EQ(v[3], 1000.f);
+  EXPECT_NEAR(v[4], ExactSilu(2.5), 1e-6);
+  SiluF32(nullptr, nullptr, 0);  // nothing to do, nothing touched
+}
+
+TEST(ScaleShiftRowsTest, StridedRowsWithAndWithoutReluOnEveryTarget) {
+  // 3 rows of a 23-wide slice (off every vector length) at column 5 of a
+  // 40-wide output, read from a 31-wide input.
+  const int64_t rows = 3, n = 23, x_stride = 31, y_stride = 40, col = 5;
+  std::vector<float> x(static_cast<size_t>(rows * x_stride)), scale(n), shift(n);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 17) - 8) * 0.37f;
+  for (int64_t i = 0; i < n; ++i) {
+    scale[static_cast<size_t>(i)] = 0.5f + 0.1f * static_cast<float>(i);
+    shift[static_cast<size_t>(i)] = static_cast<float>(i % 5) - 2.f;
+  }
+  x[3] = std::nanf("");
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (bool relu : {false, true}) {
+      std::vector<float> y(static_cast<size_t>(rows * y_stride), -99.f);
+      ScaleShiftRowsF32(x.data(), x_stride, scale.data(), shift.data(), y.data() + col, y_stride, rows, n, relu);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < y_stride; ++j) {
+          const float got = y[static_cast<size_t>(r * y_stride + j)];
+          if (j < col || j >= col + n) {
+            EXPECT_EQ(got, -99.f) << "outside the slice, row " << r << " col " << j;
+            continue;
+          }
+          const int64_t i = j - col;
+          const float v = x[static_cast<size_t>(r * x_stride + i)];
+          if (std::isnan(v)) {
+            EXPECT_TRUE(relu ? got == 0.f : std::isnan(got)) << got;
+            continue;
+          }
+          float want = v * scale[static_cast<size_t>(i)] + shift[static_cast<size_t>(i)];
+          if (relu) want = std::max(want, 0.f);
+          EXPECT_NEAR(got, want, 1e-6f) << "row " << r << " col " << j;
+        }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+}  // namespace
+}  // namespace tessera::cpu
