@@ -1,7 +1,7 @@
 // MatMulBiasFusion: a constant bias Add after MatMul or Gemm.
 //   Gemm(A, B) (no C) -> Add(c)          => Gemm(A, B, c / beta)      (any provider)
 //   MatMul(A, B), A and B 2-D -> Add(c)  => Gemm(A, B, c)             (any provider)
-//   MatMul(A, B), other ranks -> Add(c)  => ai.tessera:FusedMatMul(A, B, c)  (cpu)
+//   MatMul(A, B), other ranks -> Add(c)  => ai.tessera:FusedMatMul(A, B, c)  (cpu, dnnl)
 // c must be a vector over the last output axis: N values, every other axis 1,
 // and no more axes than the product (so the Add does not broadcast it up).
 #include "tessera/optimizer/fuse_util.h"
@@ -85,7 +85,9 @@ class MatMulBiasFusion final : public GraphPass {
             out.op_type = "Gemm";
             out.domain = kOnnxDomain;
           } else {
-            if (!fg.OnTarget(ai) || ctx.ProviderOf(prod) != "cpu") continue;
+            // The providers with a FusedMatMul kernel.
+            const std::string provider = ctx.ProviderOf(prod);
+            if (!fg.OnTarget(ai) || (provider != "cpu" && provider != "dnnl")) continue;
             out.op_type = "FusedMatMul";
             out.domain = kTesseraDomain;
           }

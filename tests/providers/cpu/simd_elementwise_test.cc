@@ -52,6 +52,31 @@ TEST(SiluSimdTest, InPlaceAndSpecialValues) {
   SiluF32(nullptr, nullptr, 0);  // nothing to do, nothing touched
 }
 
+TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
+  std::vector<float> x;
+  for (float v = -6.f; v <= 6.f; v += 0.00731f) x.push_back(v);
+  for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 1e-5f, 0.4999f, 0.5f, -0.5001f, 3.9f, 40.f, -1e20f}) x.push_back(v);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (size_t n : {size_t{1}, size_t{5}, size_t{13}, x.size()}) {
+      std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), out(n, -7.f);
+      ErfF32(in.data(), out.data(), static_cast<int64_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        const double want = std::erf(static_cast<double>(in[i]));
+        EXPECT_NEAR(out[i], want, 3e-7 * std::abs(want) + 1e-37) << "x = " << in[i];
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> v = {std::nanf(""), inf, -inf};
+  ErfF32(v.data(), v.data(), 3);
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 1.f);
+  EXPECT_EQ(v[2], -1.f);
+}
+
 TEST(ScaleShiftRowsTest, StridedRowsWithAndWithoutReluOnEveryTarget) {
   // 3 rows of a 23-wide slice (off every vector length) at column 5 of a
   // 40-wide output, read from a 31-wide input.

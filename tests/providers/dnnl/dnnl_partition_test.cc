@@ -300,6 +300,80 @@ TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
   }
 }
 
+// y = GELU(h) with GELU written out with Erf, as exporters do before
+// opset 20, where h is x W (source 0), x W + b (1) or x itself (2);
+// half_first multiplies h by 0.5 before (1 + erf).
+Model GeluMlp(int source, bool half_first) {
+  std::vector<Node> nodes;
+  if (source < 2) nodes.push_back(MakeNode("mm", "MatMul", {"x", "w"}, {source == 1 ? "p" : "h"}));
+  if (source == 1) nodes.push_back(MakeNode("bias", "Add", {"p", "b"}, {"h"}));
+  const std::string h = source == 2 ? "x" : "h";
+  nodes.push_back(MakeNode("div", "Div", {h, "sqrt2"}, {"d"}));
+  nodes.push_back(MakeNode("erf", "Erf", {"d"}, {"e"}));
+  nodes.push_back(MakeNode("one", "Add", {"e", "c1"}, {"a"}));
+  if (half_first) {
+    nodes.push_back(MakeNode("half", "Mul", {h, "c05"}, {"m"}));
+    nodes.push_back(MakeNode("out", "Mul", {"a", "m"}, {"y"}));
+  } else {
+    nodes.push_back(MakeNode("byx", "Mul", {h, "a"}, {"m"}));
+    nodes.push_back(MakeNode("out", "Mul", {"m", "c05"}, {"y"}));
+  }
+  const int64_t width = source == 2 ? 8 : 16;
+  Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {1, 5, 8})},
+                      {TensorInfo("y", DataType::kFloat, {1, 5, width})});
+  auto& init = m.graph->initializers;
+  if (source < 2) init["w"] = Seeded({8, 16}, 1, 2.0f);
+  if (source == 1) init["b"] = Seeded({16}, 2);
+  init["sqrt2"] = Tensor::FromVector<float>({1.4142135f}, {});
+  init["c1"] = Tensor::FromVector<float>({1.0f}, {});
+  init["c05"] = Tensor::FromVector<float>({0.5f}, {});
+  return m;
+}
+
+TEST(DnnlPartition, GeluWrittenWithErfRunsAsOneOneDnnlOp) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  for (int source : {0, 1, 2})
+    for (bool half_first : {false, true}) {
+      SCOPED_TRACE("source " + std::to_string(source) + (half_first ? ", 0.5 * h first" : ""));
+      Session cpu(GeluMlp(source, half_first), Options(), MakeProviders({"cpu"}));
+      Session dnnl(GeluMlp(source, half_first), Options(), MakeProviders({"dnnl"}));
+      for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+      Feeds feeds{{"x", Value(Seeded({1, 5, 8}, 7, 2.0f))}};
+      auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+      auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
+      EXPECT_TRUE(r.match) << r.message;
+      // (Compiled without the optimizer.) A post-op of the MatMul or of the
+      // bias Add; on a partition input, one eltwise step.
+      Model m = GeluMlp(source, half_first);
+      dnnl_ep::Plan plan = CompileBlock(m);
+      int gelu_steps = 0;
+      for (const auto& step : plan.steps) {
+        for (const char* absorbed : {"'div'", "'erf'", "'one'", "'half'", "'byx'", "'out'"})
+          if (step.label.find(absorbed) != std::string::npos && step.label.find("(GELU)") == std::string::npos)
+            ADD_FAILURE() << "a step of its own: " << step.label;
+        gelu_steps += step.label.find("(GELU)") != std::string::npos;
+      }
+      EXPECT_EQ(gelu_steps, source == 2 ? 1 : 0);
+    }
+}
+
+TEST(DnnlPartition, ErfOutsideAGeluRunsOnTheVectorizedKernel) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  auto build = [] {
+    return MakeModel({MakeNode("erf", "Erf", {"x"}, {"y"})}, {TensorInfo("x", DataType::kFloat, {3, 50, 70})},
+                     {TensorInfo("y", DataType::kFloat, {3, 50, 70})});
+  };
+  Session dnnl(build(), Options(2), MakeProviders({"dnnl"}));
+  ASSERT_EQ(dnnl.Placement().size(), 1u);
+  EXPECT_EQ(dnnl.Placement()[0].provider, "dnnl");
+  Tensor x = Seeded({3, 50, 70}, 3, 8.0f);
+  auto got = dnnl.Run({{"x", Value(x)}});
+  const float* in = x.data<float>();
+  const float* out = got[0].tensor().data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i)
+    ASSERT_NEAR(out[i], std::erf(static_cast<double>(in[i])), 3e-7) << "x = " << in[i];
+}
+
 TEST(DnnlPartition, CopiedWeightsAreNotReadAtRunTime) {
   // The runtime frees initializers no kernel reads at run time; the plan
   // says which partition inputs it only read while compiling.

@@ -8,6 +8,7 @@
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 
@@ -119,6 +120,25 @@ class NumericUnary final : public OpKernel {
   }
 };
 
+// Erf: float through the vectorized kernel (BERT's GELU runs it on every
+// FFN activation), other types elementwise in double or their own type.
+class ErfKernel final : public OpKernel {
+ public:
+  explicit ErfKernel(const KernelInfo&) {}
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    if (x.dtype() == DataType::kFloat) {
+      const float* in = x.data<float>();
+      float* out = y.data<float>();
+      ParallelFor(ctx.thread_pool(), x.numel(), 16384,
+                  [&](int64_t begin, int64_t end) { ErfF32(in + begin, out + begin, end - begin); });
+      return;
+    }
+    DispatchNumeric(x.dtype(), ctx, [&]<typename T>() { ApplyUnary<T, ErfF>(x, y, ctx.thread_pool()); });
+  }
+};
+
 bool IsFloat8(DataType dt) {
   return dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ || dt == DataType::kFloat8E5M2 ||
          dt == DataType::kFloat8E5M2FNUZ;
@@ -204,7 +224,7 @@ std::vector<KernelRow> UnaryMathKernels() {
   AddRows(rows, "Asinh", {{9, ts::F3()}, {22, ts::F4()}}, FloatOp<AsinhF>());
   AddRows(rows, "Acosh", {{9, ts::F3()}, {22, ts::F4()}}, FloatOp<AcoshF>());
   AddRows(rows, "Atanh", {{9, ts::F3()}, {22, ts::F4()}}, FloatOp<AtanhF>());
-  AddRows(rows, "Erf", {{9, ts::Num11()}, {13, ts::F4()}}, NumericOp<ErfF>());
+  AddRows(rows, "Erf", {{9, ts::Num11()}, {13, ts::F4()}}, Make<ErfKernel>());
   AddRows(rows, "IsNaN", {{9, ts::F3()}, {13, ts::F4()}, {20, types::Join(ts::F4(), Float8Types())}},
           Make<IsNaN>());
   AddRows(rows, "IsInf", {{10, {DataType::kFloat, DataType::kDouble}}, {20, types::Join(ts::F4(), Float8Types())}},

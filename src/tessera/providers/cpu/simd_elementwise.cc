@@ -11,15 +11,12 @@ namespace tessera::cpu::elementwise_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// x / (1 + exp(-x)). exp(t) for t = -x clamped to [-87, 87] (beyond, the
-// result is x or 0 to float precision): t = n*ln2 + r with |r| <= ln2/2,
-// exp(r) by its Taylor series to r^7 (error 2e-8), 2^n by building the
-// exponent bits. The reciprocal is the hardware estimate refined by one
-// Newton step, cheaper than a division.
+// exp(t) for t in [-87, 87] (callers clamp): t = n*ln2 + r with
+// |r| <= ln2/2, exp(r) by its Taylor series to r^7 (error 2e-8), 2^n by
+// building the exponent bits.
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V Silu(D d, V x) {
+HWY_INLINE V ExpClamped(D d, V t) {
   const hn::RebindToSigned<D> di;
-  const V t = hn::Min(hn::Max(hn::Neg(x), hn::Set(d, -87.f)), hn::Set(d, 87.f));
   const V n = hn::Round(t * hn::Set(d, 1.44269504088896341f));
   V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), t);  // ln2 split in two: exact n*hi
   r = hn::MulAdd(n, hn::Set(d, -1.428606765330187e-06f), r);
@@ -31,11 +28,49 @@ HWY_INLINE V Silu(D d, V x) {
   p = hn::MulAdd(p, r, hn::Set(d, 0.5f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.f));
-  const auto two_n = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127))));
-  const V den = hn::MulAdd(p, two_n, hn::Set(d, 1.f));
-  V q = hn::ApproximateReciprocal(den);
-  q = q * hn::NegMulAdd(den, q, hn::Set(d, 2.f));
-  return x * q;
+  return p * hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127))));
+}
+
+// 1 / d from the hardware estimate refined by one Newton step, cheaper than
+// a division.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Reciprocal(D d, V den) {
+  const V q = hn::ApproximateReciprocal(den);
+  return q * hn::NegMulAdd(den, q, hn::Set(d, 2.f));
+}
+
+// x / (1 + exp(-x)), with -x clamped to [-87, 87] (beyond, the result is x
+// or 0 to float precision).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Silu(D d, V x) {
+  const V t = hn::Min(hn::Max(hn::Neg(x), hn::Set(d, -87.f)), hn::Set(d, 87.f));
+  return x * Reciprocal(d, ExpClamped(d, t) + hn::Set(d, 1.f));
+}
+
+// erf(x). For |x| < 1 its Maclaurin series to x^21 (relative error 2e-8);
+// beyond, Abramowitz and Stegun 7.1.26, 1 - poly(t) exp(-x^2) with
+// t = 1 / (1 + 0.3275911 |x|) (absolute error 1.5e-7 where erf >= 0.84).
+// erf is +-1 in float beyond |x| = 3.92.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Erf(D d, V x) {
+  const V a = hn::Min(hn::Abs(x), hn::Set(d, 4.f));
+  const V x2 = x * x;
+  // Series in x^2, highest power first: (-1)^k / (k! (2k+1)) for k = 10..1.
+  V s = hn::Set(d, -1.f / 76204800.f);
+  for (float c : {1.f / 6894720.f, -1.f / 685440.f, 1.f / 75600.f, -1.f / 9360.f, 1.f / 1320.f, -1.f / 216.f,
+                  1.f / 42.f, -1.f / 10.f, 1.f / 3.f})
+    s = hn::MulAdd(s, x2, hn::Set(d, c));
+  s = hn::NegMulAdd(s, x2, hn::Set(d, 1.f));
+  const V small = x * s * hn::Set(d, 1.12837916709551257f);  // 2 / sqrt(pi)
+  const V t = Reciprocal(d, hn::MulAdd(a, hn::Set(d, 0.3275911f), hn::Set(d, 1.f)));
+  V p = hn::Set(d, 1.061405429f);
+  p = hn::MulAdd(p, t, hn::Set(d, -1.453152027f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.421413741f));
+  p = hn::MulAdd(p, t, hn::Set(d, -0.284496736f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.254829592f));
+  const V large = hn::NegMulAdd(p * t, ExpClamped(d, hn::Neg(a * a)), hn::Set(d, 1.f));
+  const V result = hn::IfThenElse(a < hn::Set(d, 1.f), small, hn::CopySignToAbs(large, x));
+  return hn::IfThenElse(x == x, result, x);  // NaN (the clamp above dropped it)
 }
 
 void SiluArray(const float* x, float* y, int64_t n) {
@@ -47,6 +82,19 @@ void SiluArray(const float* x, float* y, int64_t n) {
     HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
     for (int64_t k = i; k < n; ++k) buf[k - i] = x[k];
     hn::Store(Silu(d, hn::Load(d, buf)), d, buf);
+    for (int64_t k = i; k < n; ++k) y[k] = buf[k - i];
+  }
+}
+
+void ErfArray(const float* x, float* y, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(Erf(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
+    for (int64_t k = i; k < n; ++k) buf[k - i] = x[k];
+    hn::Store(Erf(d, hn::Load(d, buf)), d, buf);
     for (int64_t k = i; k < n; ++k) y[k] = buf[k - i];
   }
 }
@@ -81,10 +129,15 @@ namespace tessera::cpu {
 namespace elementwise_detail {
 HWY_EXPORT(SiluArray);
 HWY_EXPORT(ScaleShiftRows);
+HWY_EXPORT(ErfArray);
 }  // namespace elementwise_detail
 
 void SiluF32(const float* x, float* y, int64_t n) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SiluArray)(x, y, n);
+}
+
+void ErfF32(const float* x, float* y, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::ErfArray)(x, y, n);
 }
 
 void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,

@@ -199,13 +199,10 @@ int Compiler::Constant(const Tensor& host, const Desc& host_desc, const Desc& wa
     // of holding the weights twice.
     storage = std::shared_ptr<void>(host.buffer(), const_cast<void*>(host.raw_data()));
   } else {
+    // Reserved now (untouched pages cost no memory), filled at the first run.
     storage = std::shared_ptr<void>(std::aligned_alloc(64, (bytes + 63) / 64 * 64), std::free);
     if (!storage) TS_THROW(kResourceExhausted, "oneDNN partition: out of memory for a ", bytes, "-byte constant");
-    dnnl::memory src(host_desc, engine_, const_cast<void*>(host.raw_data()));
-    dnnl::memory dst(want, engine_, storage.get());
-    dnnl::stream s(engine_);
-    dnnl::reorder(src, dst).execute(s, src, dst);
-    s.wait();
+    plan_.pending_constants.push_back({host, host_desc, want, static_cast<int>(plan_.constants.size())});
   }
   plan_.constants.push_back(std::move(storage));
   int b = NewBuffer(PlanBuffer::Kind::kConstant, static_cast<int>(plan_.constants.size()) - 1, bytes);

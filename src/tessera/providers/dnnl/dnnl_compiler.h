@@ -49,6 +49,18 @@ struct PlanStep {
   Desc scratchpad;                        // zero when the primitive needs none
 };
 
+// A constant whose reorder into its kernel's layout waits for the first
+// run. Reordering every weight at compile time held each twice until the
+// whole partition was compiled (bert_base as one partition: peak 764 MB);
+// done one by one at the first run, each original is freed right after
+// its copy is made (when the runtime has let go of it, see
+// OpKernel::ReadsInput).
+struct PendingConstant {
+  Tensor host;
+  Desc host_desc, want;
+  int index = 0;  // into Plan::constants (allocated, not yet filled)
+};
+
 // An executable partition: what CompilePartition produces.
 struct Plan {
   dnnl::engine engine;
@@ -56,6 +68,7 @@ struct Plan {
   std::vector<PlanBuffer> buffers;
   std::vector<PlanStep> steps;
   std::vector<std::shared_ptr<void>> constants;  // weights in their chosen layouts
+  std::vector<PendingConstant> pending_constants;
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;
   std::vector<bool> input_read;  // false for shape/axes operands the plan never reads
   std::vector<int> output_values;  // per partition output (plain)

@@ -3,6 +3,7 @@
 // follow as post-ops). Both work on whatever layout their input is in.
 #include <algorithm>
 
+#include "tessera/providers/cpu/simd_elementwise.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 #include "tessera/providers/dnnl/dnnl_post_ops.h"
@@ -72,6 +73,7 @@ int PlainWithDims(Compiler& c, const std::string& name, const Dims& dims) {
 }
 
 void LowerBinary(Compiler& c, const Node& n) {
+  if (LowerGeluAt(c, n)) return;
   std::vector<int64_t> a = c.ShapeOf(n.inputs[0]), b = c.ShapeOf(n.inputs[1]), y = c.ShapeOf(n.outputs[0]);
   std::vector<size_t> order = BinaryOrder(n, a, b, y);
   if (order.empty()) c.Fail(n, "unsupported broadcast");
@@ -106,6 +108,31 @@ void LowerBinary(Compiler& c, const Node& n) {
   c.Emit(pd, dnnl::binary(pd), {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}, {DNNL_ARG_DST, dst}}, n.Label());
 }
 
+// Erf has no oneDNN eltwise (GELU's Erf is absorbed into gelu_erf before
+// it is reached): our vectorized kernel, over every stored value (padding
+// is zero, and erf(0) = 0).
+void LowerErf(Compiler& c, const Node& n) {
+  bool dies = c.DiesHere(n.inputs[0]);
+  int src = c.Use(n.inputs[0]);
+  const Desc desc = c.DescOf(src);
+  int dst = dies ? c.Alias(n.outputs[0], src, desc) : c.Define(n.outputs[0], desc);
+  c.EmitHost(
+      [](const std::unordered_map<int, dnnl::memory>& args) {
+        const dnnl::memory& in = args.at(DNNL_ARG_SRC);
+        const int64_t count = static_cast<int64_t>(in.get_desc().get_size() / sizeof(float));
+        const float* x = static_cast<const float*>(in.get_data_handle());
+        float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
+        constexpr int64_t kChunk = 16384;
+        const int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 1)
+        for (int64_t k = 0; k < chunks; ++k)
+          cpu::ErfF32(x + k * kChunk, y + k * kChunk, std::min(kChunk, count - k * kChunk));
+      },
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label());
+}
+
+std::string CheckErf(const NodeQuery&) { return ""; }
+
 }  // namespace
 
 std::vector<DnnlRow> EltwiseRows() {
@@ -121,6 +148,7 @@ std::vector<DnnlRow> EltwiseRows() {
   unary("Mish", 18);
   unary("Gelu", 20);
   unary("Clip", 6, {1, 2});
+  rows.push_back(Row("ai.onnx", "Erf", 9, kMaxOnnxOpset, {}, CheckErf, LowerErf));
   // Opsets before 7 broadcast with `axis`/`broadcast` attributes instead.
   for (const char* op : {"Add", "Sub", "Mul", "Div"})
     rows.push_back(Row("ai.onnx", op, 7, kMaxOnnxOpset, {}, CheckBinary, LowerBinary));

@@ -33,6 +33,8 @@ struct PartitionKernel::Workspace {
 };
 
 PartitionKernel::PartitionKernel(Plan plan) : plan_(std::move(plan)) {
+  pending_ = std::move(plan_.pending_constants);
+  plan_.pending_constants.clear();
   for (size_t v = 0; v < plan_.values.size(); ++v) {
     auto kind = plan_.buffers[static_cast<size_t>(plan_.values[v].buffer)].kind;
     if (kind == PlanBuffer::Kind::kInput || kind == PlanBuffer::Kind::kOutput) bound_values_.push_back(static_cast<int>(v));
@@ -40,6 +42,20 @@ PartitionKernel::PartitionKernel(Plan plan) : plan_(std::move(plan)) {
 }
 
 PartitionKernel::~PartitionKernel() = default;
+
+void PartitionKernel::PrepareConstants() const {
+  std::call_once(constants_ready_, [&] {
+    dnnl::stream s(plan_.engine);
+    for (PendingConstant& p : pending_) {
+      dnnl::memory src(p.host_desc, plan_.engine, const_cast<void*>(p.host.raw_data()));
+      dnnl::memory dst(p.want, plan_.engine, plan_.constants[static_cast<size_t>(p.index)].get());
+      dnnl::reorder(src, dst).execute(s, src, dst);
+      s.wait();
+      p.host = Tensor();  // the original's last reference, usually
+    }
+    pending_.clear();
+  });
+}
 
 std::unique_ptr<PartitionKernel::Workspace> PartitionKernel::Acquire() const {
   {
@@ -89,6 +105,11 @@ void PartitionKernel::Compute(KernelContext& ctx) const {
   for (size_t k = 0; k < outputs.size(); ++k)
     outputs[k] = ctx.allocate_output(k, DataType::kFloat, plan_.output_shapes[k]).raw_data();
 
+  try {
+    PrepareConstants();
+  } catch (const dnnl::error& e) {
+    ctx.Fail("oneDNN could not reorder the partition's weights: ", e.what());
+  }
   std::unique_ptr<Workspace> ws = Acquire();
   for (int v : bound_values_) {
     const PlanBuffer& b = plan_.buffers[static_cast<size_t>(plan_.values[static_cast<size_t>(v)].buffer)];

@@ -23,12 +23,16 @@ class PartitionKernel final : public OpKernel {
 
  private:
   struct Workspace;
+  // Fills the constants whose reorder waits for the first run (once).
+  void PrepareConstants() const;
   std::unique_ptr<Workspace> Acquire() const;
   void Release(std::unique_ptr<Workspace> ws) const;
 
   Plan plan_;
   std::vector<int> bound_values_;  // values bound to the caller's inputs/outputs each run
   mutable std::mutex mu_;
+  mutable std::once_flag constants_ready_;
+  mutable std::vector<PendingConstant> pending_;  // emptied by PrepareConstants
   mutable std::vector<std::unique_ptr<Workspace>> idle_;
 };
 

@@ -1,6 +1,7 @@
 #include "tessera/providers/dnnl/dnnl_post_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "tessera/ops/kernel.h"
@@ -112,11 +113,78 @@ const Node* SiluAfter(const Compiler& c, const std::string& output, const Node**
   return mul;
 }
 
+bool IsOnnx(const Node& n, const char* op) { return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx"); }
+
+// Whether `name` is a constant scalar within 1e-6 (relative) of `want`.
+bool ConstantNear(const Compiler& c, const std::string& name, double want) {
+  std::optional<float> v = ScalarOf(c.ConstantOf(name));
+  return v && std::abs(*v - want) <= 1e-6 * std::abs(want);
+}
+
+// The input of a two-input node other than `name`, or "" when `name` is
+// not one of its inputs.
+std::string OtherInput(const Node& n, const std::string& name) {
+  if (n.inputs.size() != 2) return "";
+  if (n.inputs[0] == name) return n.inputs[1];
+  if (n.inputs[1] == name) return n.inputs[0];
+  return "";
+}
+
 bool SameShape(const Compiler& c, const std::string& a, const std::string& b) {
   return c.ShapeOf(a) == c.ShapeOf(b);
 }
 
 }  // namespace
+
+std::optional<GeluMatch> MatchGeluErf(const Compiler& c, const std::string& x) {
+  std::vector<const Node*> readers = c.Consumers(x);
+  if (readers.size() != 2) return std::nullopt;
+  for (int first = 0; first < 2; ++first) {
+    const Node* scale = readers[static_cast<size_t>(first)];
+    const Node* other = readers[static_cast<size_t>(1 - first)];
+    bool scaled = (IsOnnx(*scale, "Div") && scale->inputs.size() == 2 && scale->inputs[0] == x &&
+                   ConstantNear(c, scale->inputs[1], 1.4142135623730951)) ||
+                  (IsOnnx(*scale, "Mul") && ConstantNear(c, OtherInput(*scale, x), 0.7071067811865476));
+    if (!scaled || !IsOnnx(*other, "Mul")) continue;
+    const Node* erf = c.SoleConsumer(scale->outputs[0]);
+    if (erf == nullptr || !IsOnnx(*erf, "Erf") || erf->inputs[0] != scale->outputs[0]) continue;
+    const Node* add = c.SoleConsumer(erf->outputs[0]);
+    if (add == nullptr || !IsOnnx(*add, "Add") || !ConstantNear(c, OtherInput(*add, erf->outputs[0]), 1.0)) continue;
+    const std::string other_in = OtherInput(*other, x);
+    const Node* last = nullptr;
+    if (other_in == add->outputs[0]) {  // (x * (1 + erf)) * 0.5
+      last = c.SoleConsumer(other->outputs[0]);
+      if (last == nullptr || !IsOnnx(*last, "Mul") || !ConstantNear(c, OtherInput(*last, other->outputs[0]), 0.5))
+        continue;
+    } else if (ConstantNear(c, other_in, 0.5)) {  // (x * 0.5) * (1 + erf)
+      last = c.SoleConsumer(add->outputs[0]);
+      if (last == nullptr || last != c.SoleConsumer(other->outputs[0]) || !IsOnnx(*last, "Mul") ||
+          OtherInput(*last, add->outputs[0]) != other->outputs[0])
+        continue;
+    } else {
+      continue;
+    }
+    return GeluMatch{{scale, erf, add, other, last}, last->outputs[0]};
+  }
+  return std::nullopt;
+}
+
+bool LowerGeluAt(Compiler& c, const Node& n) {
+  for (const std::string& in : n.inputs) {
+    std::optional<GeluMatch> g = MatchGeluErf(c, in);
+    if (!g || std::find(g->nodes.begin(), g->nodes.end(), &n) == g->nodes.end()) continue;
+    for (const Node* node : g->nodes)
+      if (node != &n) c.Absorb(*node);
+    int src = c.Use(in);
+    const Desc desc = c.DescOf(src);
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg::eltwise_gelu_erf, desc, 0.0f, 0.0f);
+    dnnl::eltwise_forward::primitive_desc pd(d, c.Attr(), c.engine());
+    int dst = c.Define(g->output, desc);
+    c.Emit(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label() + " (GELU)");
+    return true;
+  }
+  return false;
+}
 
 PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain,
                           bool silu_as_post_op) {
@@ -132,6 +200,12 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
       }
       chain.ops.append_eltwise(1.0f, alg::eltwise_swish, 1.0f, 0.0f);
       chain.output = mul->outputs[0];
+      continue;
+    }
+    if (std::optional<GeluMatch> g = MatchGeluErf(c, chain.output)) {
+      chain.ops.append_eltwise(1.0f, alg::eltwise_gelu_erf, 0.0f, 0.0f);
+      for (const Node* node : g->nodes) c.Absorb(*node);
+      chain.output = g->output;
       continue;
     }
     const Node* next = c.SoleConsumer(chain.output);

@@ -44,8 +44,8 @@ struct PostOpChain {
 
 // Absorbs the consumers that follow `output` (only consumer each, read
 // nowhere else) as post-ops: activations, SiLU written as x * Sigmoid(x),
-// and, when allow_sum and nothing precedes it, one Add of a same-shape
-// value already computed. With silu_as_post_op false, a SiLU ends the chain
+// GELU written with Erf (MatchGeluErf), and, when allow_sum and nothing
+// precedes it, one Add of a same-shape value already computed. With silu_as_post_op false, a SiLU ends the chain
 // instead and is recorded in silu_output.
 PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain = {},
                           bool silu_as_post_op = true);
@@ -53,6 +53,20 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
 // Runs chain.silu_output's SiLU in place on `value` (the fused primitive's
 // result) as a oneDNN eltwise step; does nothing when there is none.
 void EmitTrailingSilu(Compiler& c, const PostOpChain& chain, int value, const std::string& label);
+
+// GELU as exporters write it without the Gelu op (opset < 20):
+// 0.5 * x * (1 + erf(x / sqrt(2))), as Div(x, sqrt 2) or Mul(x, 1/sqrt 2),
+// Erf, Add(1), and Mul by x and by 0.5 in either order. `nodes` are the five
+// nodes, `output` the value the last one produces.
+struct GeluMatch {
+  std::vector<const Node*> nodes;
+  std::string output;
+};
+std::optional<GeluMatch> MatchGeluErf(const Compiler& c, const std::string& x);
+
+// Lowers the GELU that `n` (one of its nodes) belongs to as one oneDNN
+// eltwise step on its input, when `n` starts one; returns whether it did.
+bool LowerGeluAt(Compiler& c, const Node& n);
 
 // Makes the destination of a primitive with a sum post-op: a value holding
 // `sum_input` in `dst` layout that the primitive accumulates into.
