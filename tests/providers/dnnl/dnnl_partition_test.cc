@@ -357,6 +357,52 @@ TEST(DnnlPartition, GeluWrittenWithErfRunsAsOneOneDnnlOp) {
     }
 }
 
+// GPT-2's GELU: 0.5 * h * (1 + tanh(sqrt(2/pi) * (h + 0.044715 h^3))) after a
+// MatMul, with h^3 as h*h*h or Pow(h, 3), and constants written first.
+Model TanhGeluMlp(bool pow) {
+  std::vector<Node> nodes = {MakeNode("mm", "MatMul", {"x", "w"}, {"h"})};
+  if (pow) {
+    nodes.push_back(MakeNode("cube", "Pow", {"h", "c3"}, {"h3"}));
+  } else {
+    nodes.push_back(MakeNode("sq", "Mul", {"h", "h"}, {"h2"}));
+    nodes.push_back(MakeNode("cube", "Mul", {"h", "h2"}, {"h3"}));
+  }
+  for (Node n : {MakeNode("k", "Mul", {"c0044", "h3"}, {"t1"}), MakeNode("inner", "Add", {"h", "t1"}, {"t2"}),
+                 MakeNode("scale", "Mul", {"csqrt", "t2"}, {"t3"}), MakeNode("tanh", "Tanh", {"t3"}, {"t4"}),
+                 MakeNode("one", "Add", {"c1", "t4"}, {"t5"}), MakeNode("byx", "Mul", {"h", "t5"}, {"t6"}),
+                 MakeNode("out", "Mul", {"c05", "t6"}, {"y"})})
+    nodes.push_back(n);
+  Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {1, 5, 8})},
+                      {TensorInfo("y", DataType::kFloat, {1, 5, 16})});
+  auto& init = m.graph->initializers;
+  init["w"] = Seeded({8, 16}, 1, 2.0f);
+  init["c3"] = Tensor::FromVector<float>({3.0f}, {});
+  init["c0044"] = Tensor::FromVector<float>({0.044715f}, {});
+  init["csqrt"] = Tensor::FromVector<float>({0.7978845834732056f}, {});
+  init["c1"] = Tensor::FromVector<float>({1.0f}, {});
+  init["c05"] = Tensor::FromVector<float>({0.5f}, {});
+  return m;
+}
+
+TEST(DnnlPartition, GeluWrittenWithTanhBecomesAPostOp) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  for (bool pow : {false, true}) {
+    SCOPED_TRACE(pow ? "Pow(h, 3)" : "h * h * h");
+    Session cpu(TanhGeluMlp(pow), Options(), MakeProviders({"cpu"}));
+    Session dnnl(TanhGeluMlp(pow), Options(), MakeProviders({"dnnl", "cpu"}));
+    Feeds feeds{{"x", Value(Seeded({1, 5, 8}, 7, 2.0f))}};
+    auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+    auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
+    EXPECT_TRUE(r.match) << r.message;
+    if (pow) continue;  // Pow has no oneDNN row: that GELU stays split (and right).
+    for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+    Model m = TanhGeluMlp(pow);
+    dnnl_ep::Plan plan = CompileBlock(m);
+    ASSERT_EQ(plan.steps.size(), 1u) << "the MatMul alone, GELU as its post-op";
+    EXPECT_NE(plan.steps[0].label.find("'mm'"), std::string::npos);
+  }
+}
+
 TEST(DnnlPartition, ErfOutsideAGeluRunsOnTheVectorizedKernel) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   auto build = [] {

@@ -97,7 +97,10 @@ Claim DnnlExecutionProvider::Capability(const NodeQuery& q) const {
   }
   c.reason = DataOperand(q.output_type(0), "output 0");
   if (!c.reason.empty()) return c;
-  if (q.input_type(0)->StaticShape()->empty()) {
+  // (A scalar first operand of Add or Mul is fine: the lowering swaps them.)
+  const bool commutes = q.node.op_type == "Add" || q.node.op_type == "Mul";
+  if (q.input_type(0)->StaticShape()->empty() &&
+      !(commutes && q.node.inputs.size() == 2 && !q.input_type(1)->StaticShape()->empty())) {
     c.reason = "scalar input";
     return c;
   }

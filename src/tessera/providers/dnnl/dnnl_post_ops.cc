@@ -136,8 +136,38 @@ bool SameShape(const Compiler& c, const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::optional<GeluMatch> MatchGeluErf(const Compiler& c, const std::string& x) {
-  std::vector<const Node*> readers = c.Consumers(x);
+namespace {
+
+// The end of 0.5 * x * (1 + f(x)): `one_plus` computes 1 + f, `other` is the
+// remaining reader of x. Either other = x * (1 + f) and the last node halves
+// it, or other = 0.5 * x and the last node multiplies it by (1 + f).
+const Node* GeluTail(const Compiler& c, const std::string& x, const Node* one_plus, const Node* other) {
+  if (!IsOnnx(*other, "Mul")) return nullptr;
+  const std::string other_in = OtherInput(*other, x);
+  if (other_in == one_plus->outputs[0]) {
+    const Node* last = c.SoleConsumer(other->outputs[0]);
+    if (last == nullptr || !IsOnnx(*last, "Mul") || !ConstantNear(c, OtherInput(*last, other->outputs[0]), 0.5))
+      return nullptr;
+    return last;
+  }
+  if (!ConstantNear(c, other_in, 0.5)) return nullptr;
+  const Node* last = c.SoleConsumer(one_plus->outputs[0]);
+  if (last == nullptr || last != c.SoleConsumer(other->outputs[0]) || !IsOnnx(*last, "Mul") ||
+      OtherInput(*last, one_plus->outputs[0]) != other->outputs[0])
+    return nullptr;
+  return last;
+}
+
+// The single reader of `value` if it is an `op` node taking `value` and a
+// constant near `constant` (either order), else null.
+const Node* ScaledBy(const Compiler& c, const std::string& value, const char* op, double constant) {
+  const Node* n = c.SoleConsumer(value);
+  if (n == nullptr || !IsOnnx(*n, op) || !ConstantNear(c, OtherInput(*n, value), constant)) return nullptr;
+  return n;
+}
+
+// Erf form: x / sqrt 2 (or x * 1/sqrt 2) -> Erf -> + 1.
+std::optional<GeluMatch> MatchErfForm(const Compiler& c, const std::string& x, const std::vector<const Node*>& readers) {
   if (readers.size() != 2) return std::nullopt;
   for (int first = 0; first < 2; ++first) {
     const Node* scale = readers[static_cast<size_t>(first)];
@@ -145,39 +175,77 @@ std::optional<GeluMatch> MatchGeluErf(const Compiler& c, const std::string& x) {
     bool scaled = (IsOnnx(*scale, "Div") && scale->inputs.size() == 2 && scale->inputs[0] == x &&
                    ConstantNear(c, scale->inputs[1], 1.4142135623730951)) ||
                   (IsOnnx(*scale, "Mul") && ConstantNear(c, OtherInput(*scale, x), 0.7071067811865476));
-    if (!scaled || !IsOnnx(*other, "Mul")) continue;
+    if (!scaled) continue;
     const Node* erf = c.SoleConsumer(scale->outputs[0]);
     if (erf == nullptr || !IsOnnx(*erf, "Erf") || erf->inputs[0] != scale->outputs[0]) continue;
-    const Node* add = c.SoleConsumer(erf->outputs[0]);
-    if (add == nullptr || !IsOnnx(*add, "Add") || !ConstantNear(c, OtherInput(*add, erf->outputs[0]), 1.0)) continue;
-    const std::string other_in = OtherInput(*other, x);
-    const Node* last = nullptr;
-    if (other_in == add->outputs[0]) {  // (x * (1 + erf)) * 0.5
-      last = c.SoleConsumer(other->outputs[0]);
-      if (last == nullptr || !IsOnnx(*last, "Mul") || !ConstantNear(c, OtherInput(*last, other->outputs[0]), 0.5))
-        continue;
-    } else if (ConstantNear(c, other_in, 0.5)) {  // (x * 0.5) * (1 + erf)
-      last = c.SoleConsumer(add->outputs[0]);
-      if (last == nullptr || last != c.SoleConsumer(other->outputs[0]) || !IsOnnx(*last, "Mul") ||
-          OtherInput(*last, add->outputs[0]) != other->outputs[0])
-        continue;
-    } else {
-      continue;
-    }
-    return GeluMatch{{scale, erf, add, other, last}, last->outputs[0]};
+    const Node* one_plus = ScaledBy(c, erf->outputs[0], "Add", 1.0);
+    if (one_plus == nullptr) continue;
+    if (const Node* last = GeluTail(c, x, one_plus, other))
+      return GeluMatch{{scale, erf, one_plus, other, last}, last->outputs[0], dnnl::algorithm::eltwise_gelu_erf};
   }
   return std::nullopt;
 }
 
+// Tanh form: x*x*x * 0.044715 + x, * sqrt(2/pi), Tanh, + 1. (Not with
+// Pow(x, 3): Pow has no oneDNN row, so it would not be in the partition.)
+std::optional<GeluMatch> MatchTanhForm(const Compiler& c, const std::string& x, const std::vector<const Node*>& readers) {
+  std::vector<const Node*> cube_nodes;
+  const Node* cube = nullptr;
+  for (const Node* r : readers) {
+    if (IsOnnx(*r, "Mul") && r->inputs.size() == 2 && r->inputs[0] == x && r->inputs[1] == x) {
+      const Node* next = c.SoleConsumer(r->outputs[0]);
+      if (next != nullptr && IsOnnx(*next, "Mul") && OtherInput(*next, r->outputs[0]) == x) {
+        cube = next;
+        cube_nodes = {r, next};
+      }
+    }
+  }
+  if (cube == nullptr) return std::nullopt;
+  const Node* cubic = ScaledBy(c, cube->outputs[0], "Mul", 0.044715);
+  if (cubic == nullptr) return std::nullopt;
+  const Node* inner = c.SoleConsumer(cubic->outputs[0]);
+  if (inner == nullptr || !IsOnnx(*inner, "Add") || OtherInput(*inner, cubic->outputs[0]) != x) return std::nullopt;
+  const Node* scale = ScaledBy(c, inner->outputs[0], "Mul", 0.7978845608028654);  // sqrt(2 / pi)
+  if (scale == nullptr) return std::nullopt;
+  const Node* tanh = c.SoleConsumer(scale->outputs[0]);
+  if (tanh == nullptr || !IsOnnx(*tanh, "Tanh")) return std::nullopt;
+  const Node* one_plus = ScaledBy(c, tanh->outputs[0], "Add", 1.0);
+  if (one_plus == nullptr) return std::nullopt;
+  // x's readers: the cube's, the inner Add, and one more (the tail).
+  const Node* other = nullptr;
+  for (const Node* r : readers) {
+    if (r == inner || std::find(cube_nodes.begin(), cube_nodes.end(), r) != cube_nodes.end()) continue;
+    if (other != nullptr) return std::nullopt;
+    other = r;
+  }
+  if (other == nullptr) return std::nullopt;
+  const Node* last = GeluTail(c, x, one_plus, other);
+  if (last == nullptr) return std::nullopt;
+  std::vector<const Node*> nodes = cube_nodes;
+  for (const Node* n : {cubic, inner, scale, tanh, one_plus, other, last}) nodes.push_back(n);
+  return GeluMatch{nodes, last->outputs[0], dnnl::algorithm::eltwise_gelu_tanh};
+}
+
+}  // namespace
+
+std::optional<GeluMatch> MatchGelu(const Compiler& c, const std::string& x) {
+  std::vector<const Node*> readers = c.Consumers(x);
+  // A node reading x twice (x * x) is one reader.
+  std::sort(readers.begin(), readers.end());
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+  if (auto m = MatchErfForm(c, x, readers)) return m;
+  return MatchTanhForm(c, x, readers);
+}
+
 bool LowerGeluAt(Compiler& c, const Node& n) {
   for (const std::string& in : n.inputs) {
-    std::optional<GeluMatch> g = MatchGeluErf(c, in);
+    std::optional<GeluMatch> g = MatchGelu(c, in);
     if (!g || std::find(g->nodes.begin(), g->nodes.end(), &n) == g->nodes.end()) continue;
     for (const Node* node : g->nodes)
       if (node != &n) c.Absorb(*node);
     int src = c.Use(in);
     const Desc desc = c.DescOf(src);
-    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg::eltwise_gelu_erf, desc, 0.0f, 0.0f);
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, g->algorithm, desc, 0.0f, 0.0f);
     dnnl::eltwise_forward::primitive_desc pd(d, c.Attr(), c.engine());
     int dst = c.Define(g->output, desc);
     c.Emit(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label() + " (GELU)");
@@ -202,8 +270,8 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
       chain.output = mul->outputs[0];
       continue;
     }
-    if (std::optional<GeluMatch> g = MatchGeluErf(c, chain.output)) {
-      chain.ops.append_eltwise(1.0f, alg::eltwise_gelu_erf, 0.0f, 0.0f);
+    if (std::optional<GeluMatch> g = MatchGelu(c, chain.output)) {
+      chain.ops.append_eltwise(1.0f, g->algorithm, 0.0f, 0.0f);
       for (const Node* node : g->nodes) c.Absorb(*node);
       chain.output = g->output;
       continue;

@@ -44,7 +44,7 @@ struct PostOpChain {
 
 // Absorbs the consumers that follow `output` (only consumer each, read
 // nowhere else) as post-ops: activations, SiLU written as x * Sigmoid(x),
-// GELU written with Erf (MatchGeluErf), and, when allow_sum and nothing
+// GELU written out (MatchGelu), and, when allow_sum and nothing
 // precedes it, one Add of a same-shape value already computed. With silu_as_post_op false, a SiLU ends the chain
 // instead and is recorded in silu_output.
 PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum, PostOpChain chain = {},
@@ -54,15 +54,19 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
 // result) as a oneDNN eltwise step; does nothing when there is none.
 void EmitTrailingSilu(Compiler& c, const PostOpChain& chain, int value, const std::string& label);
 
-// GELU as exporters write it without the Gelu op (opset < 20):
-// 0.5 * x * (1 + erf(x / sqrt(2))), as Div(x, sqrt 2) or Mul(x, 1/sqrt 2),
-// Erf, Add(1), and Mul by x and by 0.5 in either order. `nodes` are the five
-// nodes, `output` the value the last one produces.
+// GELU as exporters write it without the Gelu op (opset < 20), with x's
+// consumers in the partition:
+//   erf form:  0.5 * x * (1 + erf(x / sqrt 2))            (BERT, ViT)
+//   tanh form: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))  (GPT-2)
+// the scaling by 1/sqrt 2 as a Div or a Mul, x^3 as x*x*x, constants on
+// either side, and 0.5 applied to x or to the product.
+// `nodes` are the nodes it spans, `output` the value the last produces.
 struct GeluMatch {
   std::vector<const Node*> nodes;
   std::string output;
+  dnnl::algorithm algorithm;  // eltwise_gelu_erf or eltwise_gelu_tanh
 };
-std::optional<GeluMatch> MatchGeluErf(const Compiler& c, const std::string& x);
+std::optional<GeluMatch> MatchGelu(const Compiler& c, const std::string& x);
 
 // Lowers the GELU that `n` (one of its nodes) belongs to as one oneDNN
 // eltwise step on its input, when `n` starts one; returns whether it did.
