@@ -49,6 +49,29 @@ TEST(ReduceTest, MeanMiddleAxisAttributeForm) {
       .Run();
 }
 
+// Over the spatial axes of an NCHW tensor (a global average written as a
+// reduction): oneDNN runs these as pooling.
+TEST(ReduceTest, MeanAndSumOverSpatialAxes) {
+  const int64_t n = 2, c = 3, h = 4, w = 5;
+  std::vector<float> x(static_cast<size_t>(n * c * h * w));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 7 % 23) - 11) * 0.25f;
+  for (const char* op : {"ReduceMean", "ReduceSum"})
+    for (int64_t keep : {0, 1}) {
+      SCOPED_TRACE(std::string(op) + " keepdims " + std::to_string(keep));
+      std::vector<float> want(static_cast<size_t>(n * c), 0.f);
+      for (int64_t i = 0; i < n * c; ++i) {
+        for (int64_t k = 0; k < h * w; ++k) want[static_cast<size_t>(i)] += x[static_cast<size_t>(i * h * w + k)];
+        if (std::string(op) == "ReduceMean") want[static_cast<size_t>(i)] /= static_cast<float>(h * w);
+      }
+      OpTest t(op, 18);
+      t.Attr("keepdims", keep)
+          .Input("data", T_<float>(x, {n, c, h, w}))
+          .ConstantInput("axes", T_<int64_t>({2, 3}, {2}))
+          .Output("reduced", T_<float>(want, keep ? Shape{n, c, 1, 1} : Shape{n, c}));
+      t.Run();
+    }
+}
+
 TEST(ReduceTest, MaxMinOnIntegers) {
   OpTest("ReduceMax", 18)
       .Input("x", T_<int8_t>({-5, 3, -1, -7}, {2, 2}))
