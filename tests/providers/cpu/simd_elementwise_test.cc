@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -75,6 +76,37 @@ TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
   EXPECT_TRUE(std::isnan(v[0]));
   EXPECT_EQ(v[1], 1.f);
   EXPECT_EQ(v[2], -1.f);
+}
+
+TEST(ShuffleChannelsTest, InterleavesAndSplitsOnEveryTarget) {
+  for (int64_t half : {1, 7, 8, 29, 40}) {
+    const int64_t pixels = 3;
+    std::vector<float> a(static_cast<size_t>(pixels * half)), b(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<float>(i);
+      b[i] = -static_cast<float>(i) - 0.5f;
+    }
+    // The shuffled row of pixel p: a[p][0], b[p][0], a[p][1], ...
+    auto want = [&](int64_t p, int64_t j) {
+      const std::vector<float>& src = j % 2 == 0 ? a : b;
+      return src[static_cast<size_t>(p * half + j / 2)];
+    };
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      SCOPED_TRACE(std::string(hwy::TargetName(target)) + " half " + std::to_string(half));
+      hwy::SetSupportedTargetsForTest(target);
+      std::vector<float> whole(static_cast<size_t>(pixels * 2 * half), -1.f);
+      ShuffleChannelsF32(a.data(), b.data(), half, pixels, whole.data(), nullptr);
+      std::vector<float> lo(static_cast<size_t>(pixels * half), -1.f), hi(lo.size(), -1.f);
+      ShuffleChannelsF32(a.data(), b.data(), half, pixels, lo.data(), hi.data());
+      for (int64_t p = 0; p < pixels; ++p)
+        for (int64_t j = 0; j < 2 * half; ++j) {
+          EXPECT_EQ(whole[static_cast<size_t>(p * 2 * half + j)], want(p, j)) << p << " " << j;
+          const float split = j < half ? lo[static_cast<size_t>(p * half + j)] : hi[static_cast<size_t>(p * half + j - half)];
+          EXPECT_EQ(split, want(p, j)) << p << " " << j;
+        }
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
 }
 
 TEST(ScaleShiftRowsTest, StridedRowsWithAndWithoutReluOnEveryTarget) {

@@ -3,6 +3,7 @@
 // convolutions, buffers are reused, and results match the CPU EP.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -401,6 +402,90 @@ TEST(DnnlPartition, GeluWrittenWithTanhBecomesAPostOp) {
     ASSERT_EQ(plan.steps.size(), 1u) << "the MatMul alone, GELU as its post-op";
     EXPECT_NE(plan.steps[0].label.find("'mm'"), std::string::npos);
   }
+}
+
+// A ShuffleNet unit's tail: two convolutions' outputs concatenated, shuffled
+// (Reshape, Transpose, Reshape) and, with split, cut into channel halves by
+// two Slices that feed a convolution each; without, one convolution reads it.
+Model ShuffleUnit(bool split, int64_t half) {
+  const int64_t c = 2 * half;
+  std::vector<Node> nodes = {Conv("ca", "x", "wa", "ba", "a"), Conv("cb", "x", "wb", "bb", "b"),
+                             MakeNode("cat", "Concat", {"a", "b"}, {"k"}),
+                             MakeNode("r5", "Reshape", {"k", "shape5"}, {"k5"}),
+                             MakeNode("tr", "Transpose", {"k5"}, {"t5"}),
+                             MakeNode("r4", "Reshape", {"t5", "shape4"}, {"s"})};
+  nodes[2].attributes = {IntAttr("axis", 1)};
+  nodes[4].attributes = {IntsAttr("perm", {0, 2, 1, 3, 4})};
+  if (split) {
+    nodes.push_back(MakeNode("lo", "Slice", {"s", "start0", "mid", "axis1"}, {"s0"}));
+    nodes.push_back(MakeNode("hi", "Slice", {"s", "mid", "big", "axis1"}, {"s1"}));
+    nodes.push_back(Conv("c0", "s0", "w0", "b0", "y0"));
+    nodes.push_back(Conv("c1", "s1", "w1", "b1", "y1"));
+  } else {
+    nodes.push_back(Conv("c0", "s", "w0", "b0", "y0"));
+  }
+  std::vector<ValueInfo> outs = {TensorInfo("y0", DataType::kFloat, {1, 4, 6, 5})};
+  if (split) outs.push_back(TensorInfo("y1", DataType::kFloat, {1, 4, 6, 5}));
+  Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {1, 8, 6, 5})}, outs);
+  auto& init = m.graph->initializers;
+  init["wa"] = Seeded({half, 8, 3, 3}, 1, 0.5f);
+  init["ba"] = Seeded({half}, 2);
+  init["wb"] = Seeded({half, 8, 3, 3}, 3, 0.5f);
+  init["bb"] = Seeded({half}, 4);
+  init["shape5"] = Tensor::FromVector<int64_t>({1, 2, half, 6, 5}, {5});
+  init["shape4"] = Tensor::FromVector<int64_t>({1, -1, 6, 5}, {4});
+  init["start0"] = Tensor::FromVector<int64_t>({0}, {1});
+  init["mid"] = Tensor::FromVector<int64_t>({half}, {1});
+  init["big"] = Tensor::FromVector<int64_t>({std::numeric_limits<int64_t>::max()}, {1});
+  init["axis1"] = Tensor::FromVector<int64_t>({1}, {1});
+  init["w0"] = Seeded({4, split ? half : c, 3, 3}, 5, 0.5f);
+  init["b0"] = Seeded({4}, 6);
+  init["w1"] = Seeded({4, half, 3, 3}, 7, 0.5f);
+  init["b1"] = Seeded({4}, 8);
+  return m;
+}
+
+TEST(DnnlPartition, ChannelShuffleAndSplitRunAsOneStep) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  for (bool split : {true, false})
+    for (int64_t half : {16, 7}) {  // 7: halves that split a channel pair
+      SCOPED_TRACE(std::string(split ? "split" : "whole") + ", half " + std::to_string(half));
+      for (int threads : {1, 2}) {
+        Session cpu(ShuffleUnit(split, half), Options(), MakeProviders({"cpu"}));
+        Session dnnl(ShuffleUnit(split, half), Options(threads), MakeProviders({"dnnl"}));
+        for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+        Feeds feeds{{"x", Value(Seeded({1, 8, 6, 5}, 11, 3.0f))}};
+        auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          auto r = CompareValues(got[i], want[i], 1e-4, 1e-5);
+          EXPECT_TRUE(r.match) << "output " << i << ": " << r.message;
+        }
+      }
+      Model m = ShuffleUnit(split, half);
+      GraphTypes types = InferGraphTypes(*m.graph, [&](const std::string& d) { return m.OpsetFor(d); });
+      PartitionDef def;
+      def.model = &m;
+      def.types = &types;
+      for (const auto& n : m.graph->nodes) def.nodes.push_back(&n);
+      def.inputs = {"x"};
+      for (const auto& [name, t] : m.graph->initializers) def.inputs.push_back(name);
+      def.outputs = split ? std::vector<std::string>{"y0", "y1"} : std::vector<std::string>{"y0"};
+      dnnl_ep::Plan plan = dnnl_ep::Compiler(def, dnnl::engine(dnnl::engine::kind::cpu, 0)).Compile();
+      bool channels_last = false;
+      int shuffles = 0, moves = 0;
+      for (const auto& step : plan.steps) {
+        if (step.label.find("'ca'") != std::string::npos)
+          for (const auto& [arg, v] : step.args)
+            if (arg == DNNL_ARG_DST) channels_last = dnnl_ep::IsChannelsLastDense(plan.values[static_cast<size_t>(v)].desc);
+        if (step.label.find("channel shuffle") != std::string::npos) ++shuffles;
+        for (const char* absorbed : {"'r5'", "'tr'", "'r4'", "'lo'", "'hi'"})
+          moves += step.label.find(absorbed) != std::string::npos;
+      }
+      if (!channels_last) continue;  // a blocked layout keeps the general lowering
+      EXPECT_EQ(shuffles, 1);
+      EXPECT_EQ(moves, 0);
+    }
 }
 
 TEST(DnnlPartition, ErfOutsideAGeluRunsOnTheVectorizedKernel) {

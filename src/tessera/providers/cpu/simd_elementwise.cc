@@ -1,6 +1,9 @@
 // Kernels of simd_elementwise.h, compiled once per x86 target by Highway.
 #include "tessera/providers/cpu/simd_elementwise.h"
 
+#include <algorithm>
+#include <vector>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_elementwise.cc"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
@@ -99,6 +102,37 @@ void ErfArray(const float* x, float* y, int64_t n) {
   }
 }
 
+// out[2i] = a[i], out[2i + 1] = b[i] for i < n.
+HWY_INLINE void InterleaveRow(const float* a, const float* b, int64_t n, float* out) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreInterleaved2(hn::LoadU(d, a + i), hn::LoadU(d, b + i), d, out + 2 * i);
+  for (; i < n; ++i) {
+    out[2 * i] = a[i];
+    out[2 * i + 1] = b[i];
+  }
+}
+
+void ShuffleChannels(const float* a, const float* b, int64_t half, int64_t pixels, float* first, float* second) {
+  std::vector<float> row;
+  for (int64_t p = 0; p < pixels; ++p) {
+    const float* ap = a + p * half;
+    const float* bp = b + p * half;
+    if (second == nullptr) {
+      InterleaveRow(ap, bp, half, first + p * 2 * half);
+    } else if (half % 2 == 0) {  // each half of the row interleaves half of a and of b
+      InterleaveRow(ap, bp, half / 2, first + p * half);
+      InterleaveRow(ap + half / 2, bp + half / 2, half / 2, second + p * half);
+    } else {
+      row.resize(static_cast<size_t>(2 * half));
+      InterleaveRow(ap, bp, half, row.data());
+      std::copy(row.begin(), row.begin() + half, first + p * half);
+      std::copy(row.begin() + half, row.end(), second + p * half);
+    }
+  }
+}
+
 void ScaleShiftRows(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,
                     int64_t y_stride, int64_t rows, int64_t n, bool relu) {
   const hn::ScalableTag<float> d;
@@ -130,6 +164,7 @@ namespace elementwise_detail {
 HWY_EXPORT(SiluArray);
 HWY_EXPORT(ScaleShiftRows);
 HWY_EXPORT(ErfArray);
+HWY_EXPORT(ShuffleChannels);
 }  // namespace elementwise_detail
 
 void SiluF32(const float* x, float* y, int64_t n) {
@@ -138,6 +173,10 @@ void SiluF32(const float* x, float* y, int64_t n) {
 
 void ErfF32(const float* x, float* y, int64_t n) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::ErfArray)(x, y, n);
+}
+
+void ShuffleChannelsF32(const float* a, const float* b, int64_t half, int64_t pixels, float* first, float* second) {
+  if (half > 0 && pixels > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::ShuffleChannels)(a, b, half, pixels, first, second);
 }
 
 void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,

@@ -24,4 +24,11 @@ void ErfF32(const float* x, float* y, int64_t n);
 void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,
                        int64_t y_stride, int64_t rows, int64_t n, bool relu);
 
+// ShuffleNet's channel shuffle of two channels-last tensors a and b (`half`
+// channels each, `pixels` pixels): pixel p's interleaved row is a[p][0],
+// b[p][0], a[p][1], b[p][1], ... When `second` is null, `first` receives the
+// whole rows ([pixels, 2*half]); else `first` gets each row's first half and
+// `second` its second half ([pixels, half] each).
+void ShuffleChannelsF32(const float* a, const float* b, int64_t half, int64_t pixels, float* first, float* second);
+
 }  // namespace tessera::cpu

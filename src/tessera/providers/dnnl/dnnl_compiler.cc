@@ -39,6 +39,17 @@ Desc DenseLike(const Desc& like, const Dims& dims) {
   return Desc(dims, dt::f32, strides);
 }
 
+bool IsChannelsLastDense(const Desc& d) {
+  const auto& m = d.data;
+  if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0 || m.offset0 != 0)
+    return false;
+  for (int k = 0; k < 4; ++k)
+    if (m.padded_dims[k] != m.dims[k]) return false;
+  const auto* s = m.format_desc.blocking.strides;
+  const int64_t c = m.dims[1], h = m.dims[2], w = m.dims[3];
+  return s[1] == 1 && s[3] == c && s[2] == w * c && (m.dims[0] == 1 || s[0] == h * w * c);
+}
+
 namespace {
 
 std::string LayoutName(const Desc& d) {

@@ -162,5 +162,7 @@ Desc AnyDesc(const Dims& dims);
 // `like` is blocked.
 Desc DenseLike(const Desc& like, const Dims& dims);
 Dims ToDims(const std::vector<int64_t>& shape);
+// Whether `d` is a 4-D dense N,H,W,C layout (no blocking, padding or offset).
+bool IsChannelsLastDense(const Desc& d);
 
 }  // namespace tessera::dnnl_ep

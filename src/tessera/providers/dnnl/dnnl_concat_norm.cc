@@ -17,24 +17,12 @@ namespace {
 
 bool IsOnnx(const Node& n, const char* op) { return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx"); }
 
-// Dense N,H,W,C order of 4-D dims, no padding, no offset.
-bool ChannelsLastDense(const Desc& d) {
-  const auto& m = d.data;
-  if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0 || m.offset0 != 0)
-    return false;
-  for (int k = 0; k < 4; ++k)
-    if (m.padded_dims[k] != m.dims[k]) return false;
-  const auto* s = m.format_desc.blocking.strides;
-  const int64_t c = m.dims[1], h = m.dims[2], w = m.dims[3];
-  return s[1] == 1 && s[3] == c && s[2] == w * c && (m.dims[0] == 1 || s[0] == h * w * c);
-}
-
 }  // namespace
 
 bool LowerConcatScaleShift(Compiler& c, const Node& n, int64_t axis, const std::vector<int>& srcs) {
   if (axis != 1) return false;
   for (int v : srcs)
-    if (!ChannelsLastDense(c.DescOf(v))) return false;
+    if (!IsChannelsLastDense(c.DescOf(v))) return false;
   const Node* bn = c.SoleConsumer(n.outputs[0]);
   if (bn == nullptr || !IsOnnx(*bn, "BatchNormalization") || bn->inputs.size() != 5 || bn->inputs[0] != n.outputs[0])
     return false;

@@ -1,14 +1,16 @@
 // Data movement: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
 // inference Dropout) cost nothing on a plain value and one reorder to plain
 // otherwise; Transpose is a reorder into permuted strides; Concat is
-// oneDNN's concat in the producers' layout (or, before a BatchNormalization,
-// one pass with it: dnnl_concat_norm.h).
+// oneDNN's concat in the producers' layout (or one pass with a
+// BatchNormalization or a channel shuffle that follows: dnnl_concat_norm.h,
+// dnnl_channel_shuffle.h).
 #include <algorithm>
 #include <functional>
 #include <optional>
 
 #include "tessera/providers/cpu/shape_rules.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_channel_shuffle.h"
 #include "tessera/providers/dnnl/dnnl_concat_norm.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 
@@ -282,7 +284,7 @@ void LowerConcat(Compiler& c, const Node& n) {
       descs[i] = c.DescOf(srcs[i]);
     }
   }
-  if (LowerConcatScaleShift(c, n, axis, srcs)) return;
+  if (LowerConcatScaleShift(c, n, axis, srcs) || LowerChannelShuffle(c, n, axis, srcs)) return;
   dnnl::concat::primitive_desc pd(static_cast<int>(axis), descs, c.engine(), c.Attr());
   std::vector<std::pair<int, int>> args;
   for (size_t i = 0; i < srcs.size(); ++i) args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});
