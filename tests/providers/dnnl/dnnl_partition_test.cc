@@ -3,6 +3,7 @@
 // convolutions, buffers are reused, and results match the CPU EP.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <thread>
 
@@ -86,6 +87,24 @@ SessionOptions Options(int threads = 1) {
   return o;
 }
 
+// Runs the model `build` makes on cpu and on `providers` (threads) with x
+// fed as "x" and expects the same outputs; with all_dnnl, also that oneDNN
+// took every node. (Each session gets its own model: sessions rewrite it.)
+void ExpectMatchesCpu(const std::function<Model()>& build, const Tensor& x, int threads, bool all_dnnl,
+                      std::vector<std::string> providers = {"dnnl"}) {
+  Session cpu(build(), Options(), MakeProviders({"cpu"}));
+  Session dnnl(build(), Options(threads), MakeProviders(providers));
+  if (all_dnnl)
+    for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+  Feeds feeds{{"x", Value(x)}};
+  auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    auto r = CompareValues(got[i], want[i], 1e-4, 1e-5);
+    EXPECT_TRUE(r.match) << "output " << i << ": " << r.message;
+  }
+}
+
 TEST(DnnlPartition, CnnBlockIsOnePartitionAndMatchesCpu) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   Session cpu(Block(), Options(), MakeProviders({"cpu"}));
@@ -112,13 +131,7 @@ TEST(DnnlPartition, SiluStepSplitsOverThreadsAndMatchesCpu) {
     m.graph->initializers["b"] = Seeded({16}, 2);
     return m;
   };
-  Session cpu(build(), Options(), MakeProviders({"cpu"}));
-  Session dnnl(build(), Options(2), MakeProviders({"dnnl"}));
-  for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
-  Feeds feeds{{"x", Value(Seeded({1, 8, 48, 48}, 7, 3.0f))}};
-  auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
-  auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
-  EXPECT_TRUE(r.match) << r.message;
+  ExpectMatchesCpu(build, Seeded({1, 8, 48, 48}, 7, 3.0f), 2, true);
 }
 
 TEST(DnnlPartition, ProfileShowsEveryPrimitiveAndReorder) {
@@ -268,14 +281,7 @@ TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   for (bool relu : {true, false}) {
     SCOPED_TRACE(relu ? "with Relu" : "without Relu");
-    for (int threads : {1, 2}) {
-      Session cpu(DenseLayer(relu), Options(), MakeProviders({"cpu"}));
-      Session dnnl(DenseLayer(relu), Options(threads), MakeProviders({"dnnl"}));
-      Feeds feeds{{"x", Value(Seeded({1, 8, 9, 7}, 11, 3.0f))}};
-      auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
-      auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
-      EXPECT_TRUE(r.match) << r.message;
-    }
+    for (int threads : {1, 2}) ExpectMatchesCpu([&] { return DenseLayer(relu); }, Seeded({1, 8, 9, 7}, 11, 3.0f), threads, true);
     // The fused pass needs the convolutions to write channels-last, oneDNN's
     // choice on AVX-512 (blocked layouts keep concat + normalization).
     Model m = DenseLayer(relu);
@@ -336,13 +342,7 @@ TEST(DnnlPartition, GeluWrittenWithErfRunsAsOneOneDnnlOp) {
   for (int source : {0, 1, 2})
     for (bool half_first : {false, true}) {
       SCOPED_TRACE("source " + std::to_string(source) + (half_first ? ", 0.5 * h first" : ""));
-      Session cpu(GeluMlp(source, half_first), Options(), MakeProviders({"cpu"}));
-      Session dnnl(GeluMlp(source, half_first), Options(), MakeProviders({"dnnl"}));
-      for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
-      Feeds feeds{{"x", Value(Seeded({1, 5, 8}, 7, 2.0f))}};
-      auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
-      auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
-      EXPECT_TRUE(r.match) << r.message;
+      ExpectMatchesCpu([&] { return GeluMlp(source, half_first); }, Seeded({1, 5, 8}, 7, 2.0f), 1, true);
       // (Compiled without the optimizer.) A post-op of the MatMul or of the
       // bias Add; on a partition input, one eltwise step.
       Model m = GeluMlp(source, half_first);
@@ -389,14 +389,9 @@ TEST(DnnlPartition, GeluWrittenWithTanhBecomesAPostOp) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   for (bool pow : {false, true}) {
     SCOPED_TRACE(pow ? "Pow(h, 3)" : "h * h * h");
-    Session cpu(TanhGeluMlp(pow), Options(), MakeProviders({"cpu"}));
-    Session dnnl(TanhGeluMlp(pow), Options(), MakeProviders({"dnnl", "cpu"}));
-    Feeds feeds{{"x", Value(Seeded({1, 5, 8}, 7, 2.0f))}};
-    auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
-    auto r = CompareValues(got[0], want[0], 1e-4, 1e-5);
-    EXPECT_TRUE(r.match) << r.message;
-    if (pow) continue;  // Pow has no oneDNN row: that GELU stays split (and right).
-    for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+    // Pow has no oneDNN row: that GELU stays split (and right).
+    ExpectMatchesCpu([&] { return TanhGeluMlp(pow); }, Seeded({1, 5, 8}, 7, 2.0f), 1, !pow, {"dnnl", "cpu"});
+    if (pow) continue;
     Model m = TanhGeluMlp(pow);
     dnnl_ep::Plan plan = CompileBlock(m);
     ASSERT_EQ(plan.steps.size(), 1u) << "the MatMul alone, GELU as its post-op";
@@ -450,18 +445,7 @@ TEST(DnnlPartition, ChannelShuffleAndSplitRunAsOneStep) {
   for (bool split : {true, false})
     for (int64_t half : {16, 7}) {  // 7: halves that split a channel pair
       SCOPED_TRACE(std::string(split ? "split" : "whole") + ", half " + std::to_string(half));
-      for (int threads : {1, 2}) {
-        Session cpu(ShuffleUnit(split, half), Options(), MakeProviders({"cpu"}));
-        Session dnnl(ShuffleUnit(split, half), Options(threads), MakeProviders({"dnnl"}));
-        for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
-        Feeds feeds{{"x", Value(Seeded({1, 8, 6, 5}, 11, 3.0f))}};
-        auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
-        ASSERT_EQ(got.size(), want.size());
-        for (size_t i = 0; i < got.size(); ++i) {
-          auto r = CompareValues(got[i], want[i], 1e-4, 1e-5);
-          EXPECT_TRUE(r.match) << "output " << i << ": " << r.message;
-        }
-      }
+      for (int threads : {1, 2}) ExpectMatchesCpu([&] { return ShuffleUnit(split, half); }, Seeded({1, 8, 6, 5}, 11, 3.0f), threads, true);
       Model m = ShuffleUnit(split, half);
       GraphTypes types = InferGraphTypes(*m.graph, [&](const std::string& d) { return m.OpsetFor(d); });
       PartitionDef def;

@@ -39,6 +39,20 @@ Desc DenseLike(const Desc& like, const Dims& dims) {
   return Desc(dims, dt::f32, strides);
 }
 
+HostStep ElementwiseHostStep(void (*kernel)(const float* x, float* y, int64_t n)) {
+  return [kernel](const std::unordered_map<int, dnnl::memory>& args) {
+    const dnnl::memory& src = args.at(DNNL_ARG_SRC);
+    const int64_t n = static_cast<int64_t>(src.get_desc().get_size() / sizeof(float));
+    const float* x = static_cast<const float*>(src.get_data_handle());
+    float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
+    constexpr int64_t kChunk = 16384;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    // The OpenMP team oneDNN uses (its size set for this run).
+#pragma omp parallel for schedule(static) if (chunks > 1)
+    for (int64_t k = 0; k < chunks; ++k) kernel(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk));
+  };
+}
+
 bool IsChannelsLastDense(const Desc& d) {
   const auto& m = d.data;
   if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0 || m.offset0 != 0)

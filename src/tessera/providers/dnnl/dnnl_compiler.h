@@ -41,6 +41,11 @@ struct PlanValue {
 // A step computed by our own code instead of a primitive (on CPU memory).
 using HostStep = std::function<void(const std::unordered_map<int, dnnl::memory>& args)>;
 
+// A host step applying `kernel` (y = f(x) over n floats; x and y may be
+// the same) to every stored value of DNNL_ARG_SRC into DNNL_ARG_DST, padding
+// included (so f(0) must be 0), split over oneDNN's OpenMP team.
+HostStep ElementwiseHostStep(void (*kernel)(const float* x, float* y, int64_t n));
+
 struct PlanStep {
   dnnl::primitive primitive;  // empty for a host step
   HostStep host;

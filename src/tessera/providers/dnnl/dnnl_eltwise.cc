@@ -116,19 +116,7 @@ void LowerErf(Compiler& c, const Node& n) {
   int src = c.Use(n.inputs[0]);
   const Desc desc = c.DescOf(src);
   int dst = dies ? c.Alias(n.outputs[0], src, desc) : c.Define(n.outputs[0], desc);
-  c.EmitHost(
-      [](const std::unordered_map<int, dnnl::memory>& args) {
-        const dnnl::memory& in = args.at(DNNL_ARG_SRC);
-        const int64_t count = static_cast<int64_t>(in.get_desc().get_size() / sizeof(float));
-        const float* x = static_cast<const float*>(in.get_data_handle());
-        float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
-        constexpr int64_t kChunk = 16384;
-        const int64_t chunks = (count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (chunks > 1)
-        for (int64_t k = 0; k < chunks; ++k)
-          cpu::ErfF32(x + k * kChunk, y + k * kChunk, std::min(kChunk, count - k * kChunk));
-      },
-      {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label());
+  c.EmitHost(ElementwiseHostStep(cpu::ErfF32), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label());
 }
 
 std::string CheckErf(const NodeQuery&) { return ""; }

@@ -308,21 +308,7 @@ void EmitTrailingSilu(Compiler& c, const PostOpChain& chain, int value, const st
   if (chain.silu_output.empty()) return;
   // In place: the SiLU's Sigmoid and Mul were the value's only readers.
   int out = c.Alias(chain.silu_output, value, c.DescOf(value));
-  c.EmitHost(
-      [](const std::unordered_map<int, dnnl::memory>& args) {
-        const dnnl::memory& src = args.at(DNNL_ARG_SRC);
-        // Every stored value, padding included (blocked layouts pad with
-        // zeros, and SiLU keeps them zero).
-        const int64_t n = static_cast<int64_t>(src.get_desc().get_size() / sizeof(float));
-        const float* x = static_cast<const float*>(src.get_data_handle());
-        float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
-        constexpr int64_t kChunk = 16384;
-        const int64_t chunks = (n + kChunk - 1) / kChunk;
-        // The OpenMP team oneDNN uses (its size set for this run).
-#pragma omp parallel for schedule(static) if (chunks > 1)
-        for (int64_t k = 0; k < chunks; ++k) cpu::SiluF32(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk));
-      },
-      {{DNNL_ARG_SRC, value}, {DNNL_ARG_DST, out}}, label + " (SiLU)");
+  c.EmitHost(ElementwiseHostStep(cpu::SiluF32), {{DNNL_ARG_SRC, value}, {DNNL_ARG_DST, out}}, label + " (SiLU)");
 }
 
 int SumDestination(Compiler& c, const std::string& output, const std::string& sum_input, const dnnl::memory::desc& dst) {
