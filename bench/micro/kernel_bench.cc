@@ -11,6 +11,7 @@
 //   build-X/bin/tessera_micro_bench --benchmark_filter='MatMul|Conv'
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <random>
@@ -45,8 +46,10 @@ Tensor Random(Shape shape, unsigned seed) {
 // One node, its kernel and its inputs, run repeatedly on one pool.
 class KernelRun {
  public:
+  // Inputs listed in `constants` are initializers of the node's graph, as
+  // in a model (kernels may pack them at creation).
   KernelRun(std::string domain, std::string op, int64_t opset, std::vector<Tensor> inputs,
-            std::vector<Attribute> attrs, int threads, size_t num_outputs = 1)
+            std::vector<Attribute> attrs, int threads, size_t num_outputs = 1, std::vector<size_t> constants = {})
       : opset_(opset), pool_(threads) {
     node_.name = "bench";
     node_.op_type = std::move(op);
@@ -54,6 +57,8 @@ class KernelRun {
     node_.attributes = std::move(attrs);
     for (size_t i = 0; i < inputs.size(); ++i) {
       node_.inputs.push_back("in" + std::to_string(i));
+      if (std::find(constants.begin(), constants.end(), i) != constants.end())
+        graph_.initializers[node_.inputs.back()] = inputs[i];
       inputs_.emplace_back(std::move(inputs[i]));
     }
     for (size_t i = 0; i < num_outputs; ++i) node_.outputs.push_back("out" + std::to_string(i));
@@ -64,7 +69,7 @@ class KernelRun {
       return;
     }
     try {
-      kernel_ = row->create(KernelInfo(node_, opset_));
+      kernel_ = row->create(KernelInfo(node_, opset_, &graph_));
     } catch (const std::exception& e) {
       error_ = e.what();
     }
@@ -84,6 +89,7 @@ class KernelRun {
 
  private:
   Node node_;
+  Graph graph_;  // holds the constant inputs
   int64_t opset_;
   ThreadPool pool_;
   std::vector<Value> inputs_;
@@ -231,6 +237,16 @@ void BM_Unary(benchmark::State& state, const char* op, int64_t opset) {
   Loop(state, run, 0, 96 * 112 * 112);
 }
 
+// lstm_2x512's first layer: 64 steps, batch 1, 256 inputs, hidden 512, with
+// constant weights (the packed, fused recurrence).
+void BM_Lstm(benchmark::State& state) {
+  const int64_t seq = 64, in = 256, h = 512;
+  KernelRun run("ai.onnx", "LSTM", 14,
+                {Random({seq, 1, in}, 1), Random({1, 4 * h, in}, 2), Random({1, 4 * h, h}, 3), Random({1, 8 * h}, 4)},
+                {IntAttr("hidden_size", h)}, Threads(state), 3, {1, 2, 3});
+  Loop(state, run, 2.0 * static_cast<double>(seq * 4 * h * (in + h)), 0);
+}
+
 void ThreadArgs(benchmark::internal::Benchmark* b) { b->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime(); }
 
 BENCHMARK_CAPTURE(BM_MatMul, 1x768x768, 1, 768, 768)->Apply(ThreadArgs);
@@ -259,6 +275,8 @@ BENCHMARK_CAPTURE(BM_AddBroadcast, 96x112x112_plus_96x1x1, Shape{1, 96, 112, 112
     ->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Unary, Sigmoid, "Sigmoid", 13)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Unary, Swish, "Swish", 24)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_Unary, Erf, "Erf", 13)->Apply(ThreadArgs);
+BENCHMARK(BM_Lstm)->Apply(ThreadArgs);
 
 }  // namespace
 }  // namespace tessera

@@ -53,6 +53,33 @@ TEST(SiluSimdTest, InPlaceAndSpecialValues) {
   SiluF32(nullptr, nullptr, 0);  // nothing to do, nothing touched
 }
 
+TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
+  std::vector<float> x;
+  for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);
+  for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 0.2499f, 0.2501f, -0.25f, 1e-4f, 1e30f, -1e30f}) x.push_back(v);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (size_t n : {size_t{3}, size_t{17}, x.size()}) {
+      std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), sig(n), th(n);
+      SigmoidF32(in.data(), sig.data(), static_cast<int64_t>(n));
+      TanhF32(in.data(), th.data(), static_cast<int64_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        const double v = in[i];
+        const double s = 1.0 / (1.0 + std::exp(-v)), t = std::tanh(v);
+        EXPECT_NEAR(sig[i], s, 3e-7 * s + 1e-37) << "sigmoid x = " << v;
+        EXPECT_NEAR(th[i], t, 3e-7 * std::abs(t) + 1e-37) << "tanh x = " << v;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  std::vector<float> v = {std::nanf(""), std::nanf("")};
+  SigmoidF32(v.data(), v.data(), 1);
+  TanhF32(v.data() + 1, v.data() + 1, 1);
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_TRUE(std::isnan(v[1]));
+}
+
 TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
   std::vector<float> x;
   for (float v = -6.f; v <= 6.f; v += 0.00731f) x.push_back(v);

@@ -10,6 +10,7 @@
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 
@@ -127,6 +128,14 @@ struct SwishF {
   template <typename C> C operator()(C x) const { return x * Logistic(static_cast<C>(alpha) * x); }
 };
 
+// The vectorized whole-array form of F for float tensors, where there is one.
+template <typename F>
+constexpr void (*kFloatArray)(const float*, float*, int64_t) = nullptr;
+template <>
+constexpr void (*kFloatArray<SigmoidF>)(const float*, float*, int64_t) = SigmoidF32;
+template <>
+constexpr void (*kFloatArray<TanhF>)(const float*, float*, int64_t) = TanhF32;
+
 // Float activations: F applied elementwise, 16-bit floats through float.
 template <typename F>
 class FloatActivation final : public OpKernel {
@@ -135,6 +144,15 @@ class FloatActivation final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    if constexpr (kFloatArray<F> != nullptr) {
+      if (x.dtype() == DataType::kFloat) {
+        const float* in = x.data<float>();
+        float* out = y.data<float>();
+        ParallelFor(ctx.thread_pool(), x.numel(), 16384,
+                    [&](int64_t begin, int64_t end) { kFloatArray<F>(in + begin, out + begin, end - begin); });
+        return;
+      }
+    }
     const F f = f_;
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       UnaryLoop<T, T>(x, y, ctx.thread_pool(), [f](const T& v) { return StoreAs<T>(f(Load(v))); });

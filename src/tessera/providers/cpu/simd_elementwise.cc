@@ -50,6 +50,32 @@ HWY_INLINE V Silu(D d, V x) {
   return x * Reciprocal(d, ExpClamped(d, t) + hn::Set(d, 1.f));
 }
 
+// 1 / (1 + exp(-x)), -x clamped like Silu; NaN stays NaN.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Sigmoid(D d, V x) {
+  const V t = hn::Min(hn::Max(hn::Neg(x), hn::Set(d, -87.f)), hn::Set(d, 87.f));
+  return hn::IfThenElse(x == x, Reciprocal(d, ExpClamped(d, t) + hn::Set(d, 1.f)), x);
+}
+
+// tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|), and its odd
+// Taylor series to x^11 below |x| = 1/4, where that form would cancel (the
+// next term is below 1e-10 there); NaN stays NaN.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Tanh(D d, V x) {
+  const V one = hn::Set(d, 1.f);
+  const V a = hn::Abs(x);
+  const V e = ExpClamped(d, hn::Max(a * hn::Set(d, -2.f), hn::Set(d, -87.f)));
+  const V big = (one - e) * Reciprocal(d, one + e);
+  const V a2 = a * a;
+  V series = hn::MulAdd(a2, hn::Set(d, -1382.f / 155925.f), hn::Set(d, 62.f / 2835.f));
+  series = hn::MulAdd(a2, series, hn::Set(d, -17.f / 315.f));
+  series = hn::MulAdd(a2, series, hn::Set(d, 2.f / 15.f));
+  series = hn::MulAdd(a2, series, hn::Set(d, -1.f / 3.f));
+  series = a * hn::MulAdd(a2, series, one);
+  const V r = hn::CopySignToAbs(hn::IfThenElse(a < hn::Set(d, 0.25f), series, big), x);
+  return hn::IfThenElse(x == x, r, x);
+}
+
 // erf(x). For |x| < 1 its Maclaurin series to x^21 (relative error 2e-8);
 // beyond, Abramowitz and Stegun 7.1.26, 1 - poly(t) exp(-x^2) with
 // t = 1 / (1 + 0.3275911 |x|) (absolute error 1.5e-7 where erf >= 0.84).
@@ -76,30 +102,33 @@ HWY_INLINE V Erf(D d, V x) {
   return hn::IfThenElse(x == x, result, x);  // NaN (the clamp above dropped it)
 }
 
-void SiluArray(const float* x, float* y, int64_t n) {
+// y = f(x) over n floats, the tail through a full-width buffer.
+template <class F>
+HWY_INLINE void MapArray(const float* x, float* y, int64_t n, F f) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(Silu(d, hn::LoadU(d, x + i)), d, y + i);
-  if (i < n) {  // the tail through a full-width buffer
+  for (; i + lanes <= n; i += lanes) hn::StoreU(f(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
     HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
     for (int64_t k = i; k < n; ++k) buf[k - i] = x[k];
-    hn::Store(Silu(d, hn::Load(d, buf)), d, buf);
+    hn::Store(f(d, hn::Load(d, buf)), d, buf);
     for (int64_t k = i; k < n; ++k) y[k] = buf[k - i];
   }
 }
 
+void SiluArray(const float* x, float* y, int64_t n) {
+  MapArray(x, y, n, [](auto d, auto v) { return Silu(d, v); });
+}
+void SigmoidArray(const float* x, float* y, int64_t n) {
+  MapArray(x, y, n, [](auto d, auto v) { return Sigmoid(d, v); });
+}
+void TanhArray(const float* x, float* y, int64_t n) {
+  MapArray(x, y, n, [](auto d, auto v) { return Tanh(d, v); });
+}
+
 void ErfArray(const float* x, float* y, int64_t n) {
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(Erf(d, hn::LoadU(d, x + i)), d, y + i);
-  if (i < n) {
-    HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
-    for (int64_t k = i; k < n; ++k) buf[k - i] = x[k];
-    hn::Store(Erf(d, hn::Load(d, buf)), d, buf);
-    for (int64_t k = i; k < n; ++k) y[k] = buf[k - i];
-  }
+  MapArray(x, y, n, [](auto d, auto v) { return Erf(d, v); });
 }
 
 // out[2i] = a[i], out[2i + 1] = b[i] for i < n.
@@ -162,6 +191,8 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace elementwise_detail {
 HWY_EXPORT(SiluArray);
+HWY_EXPORT(SigmoidArray);
+HWY_EXPORT(TanhArray);
 HWY_EXPORT(ScaleShiftRows);
 HWY_EXPORT(ErfArray);
 HWY_EXPORT(ShuffleChannels);
@@ -169,6 +200,14 @@ HWY_EXPORT(ShuffleChannels);
 
 void SiluF32(const float* x, float* y, int64_t n) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SiluArray)(x, y, n);
+}
+
+void SigmoidF32(const float* x, float* y, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SigmoidArray)(x, y, n);
+}
+
+void TanhF32(const float* x, float* y, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::TanhArray)(x, y, n);
 }
 
 void ErfF32(const float* x, float* y, int64_t n) {
