@@ -94,8 +94,9 @@ void ExpectMatchesCpu(const std::function<Model()>& build, const Tensor& x, int 
                       std::vector<std::string> providers = {"dnnl"}) {
   Session cpu(build(), Options(), MakeProviders({"cpu"}));
   Session dnnl(build(), Options(threads), MakeProviders(providers));
-  if (all_dnnl)
+  if (all_dnnl) {
     for (const auto& p : dnnl.Placement()) EXPECT_EQ(p.provider, "dnnl") << p.node;
+  }
   Feeds feeds{{"x", Value(x)}};
   auto want = cpu.Run(feeds), got = dnnl.Run(feeds);
   ASSERT_EQ(got.size(), want.size());
