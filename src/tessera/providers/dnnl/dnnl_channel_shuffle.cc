@@ -91,7 +91,7 @@ bool LowerChannelShuffle(Compiler& c, const Node& n, int64_t axis, const std::ve
         const int64_t out_row = split_out ? half : 2 * half;
         constexpr int64_t kPixels = 128;
         const int64_t chunks = (pixels + kPixels - 1) / kPixels;
-#pragma omp parallel for schedule(static) if (chunks > 1)
+        TESSERA_HOST_PARALLEL_FOR(chunks > 1)
         for (int64_t k = 0; k < chunks; ++k) {
           const int64_t p0 = k * kPixels, rows = std::min(kPixels, pixels - p0);
           cpu::ShuffleChannelsF32(x0 + p0 * half, x1 + p0 * half, half, rows, first + p0 * out_row,

@@ -47,8 +47,7 @@ HostStep ElementwiseHostStep(void (*kernel)(const float* x, float* y, int64_t n)
     float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
     constexpr int64_t kChunk = 16384;
     const int64_t chunks = (n + kChunk - 1) / kChunk;
-    // The OpenMP team oneDNN uses (its size set for this run).
-#pragma omp parallel for schedule(static) if (chunks > 1)
+    TESSERA_HOST_PARALLEL_FOR(chunks > 1)
     for (int64_t k = 0; k < chunks; ++k) kernel(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk));
   };
 }

@@ -38,6 +38,17 @@ struct PlanValue {
   int buffer = 0;
 };
 
+// Splits the for loop that follows over oneDNN's OpenMP team (its size set
+// for the run) when `cond` holds. Under TSan the loop runs on the calling
+// thread instead: libgomp is not instrumented, so TSan cannot see the
+// ordering of an OpenMP fork and reports everything the loop body reads.
+#define TESSERA_PRAGMA(x) _Pragma(#x)
+#if defined(TESSERA_TSAN)
+#define TESSERA_HOST_PARALLEL_FOR(cond)
+#else
+#define TESSERA_HOST_PARALLEL_FOR(cond) TESSERA_PRAGMA(omp parallel for schedule(static) if (cond))
+#endif
+
 // A step computed by our own code instead of a primitive (on CPU memory).
 using HostStep = std::function<void(const std::unordered_map<int, dnnl::memory>& args)>;
 

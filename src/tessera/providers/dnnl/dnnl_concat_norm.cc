@@ -69,8 +69,7 @@ bool LowerConcatScaleShift(Compiler& c, const Node& n, int64_t axis, const std::
         const float* shift = scale + channels;
         constexpr int64_t kPixels = 256;
         const int64_t chunks = (pixels + kPixels - 1) / kPixels;
-        // The OpenMP team oneDNN uses (its size set for this run).
-#pragma omp parallel for schedule(static) if (chunks > 1)
+        TESSERA_HOST_PARALLEL_FOR(chunks > 1)
         for (int64_t k = 0; k < chunks; ++k) {
           const int64_t first = k * kPixels, rows = std::min(kPixels, pixels - first);
           int64_t offset = 0;
