@@ -315,17 +315,24 @@ TEST(LstmTest, PackedWeightsRejectWrongInputSize) {
 }
 
 TEST(LstmTest, ZeroBatchAndZeroSteps) {
-  for (int64_t batch : {0, 2}) {
-    int64_t seq = batch == 0 ? 2 : 0;
-    OpTest t("LSTM", 14);
-    t.Attr("hidden_size", int64_t{2});
-    t.Input("X", T_<float>({}, {seq, batch, 3}))
-        .Input("W", T_<float>(std::vector<float>(8 * 3, 0.5f), {1, 8, 3}))
-        .Input("R", T_<float>(std::vector<float>(8 * 2, 0.5f), {1, 8, 2}));
-    t.Output("Y", T_<float>({}, {seq, 1, batch, 2}))
-        .Output("Y_h", T_<float>(std::vector<float>(static_cast<size_t>(batch * 2), 0.f), {1, batch, 2}));
-    t.Run();
-  }
+  for (bool constant : {false, true})  // constant: the packed recurrence
+    for (int64_t batch : {0, 2}) {
+      SCOPED_TRACE(std::string(constant ? "constant" : "fed") + " weights, batch " + std::to_string(batch));
+      int64_t seq = batch == 0 ? 2 : 0;
+      OpTest t("LSTM", 14);
+      t.Attr("hidden_size", int64_t{2});
+      Tensor w = T_<float>(std::vector<float>(8 * 3, 0.5f), {1, 8, 3});
+      Tensor r = T_<float>(std::vector<float>(8 * 2, 0.5f), {1, 8, 2});
+      t.Input("X", T_<float>({}, {seq, batch, 3}));
+      if (constant) {
+        t.ConstantInput("W", w).ConstantInput("R", r);
+      } else {
+        t.Input("W", w).Input("R", r);
+      }
+      t.Output("Y", T_<float>({}, {seq, 1, batch, 2}))
+          .Output("Y_h", T_<float>(std::vector<float>(static_cast<size_t>(batch * 2), 0.f), {1, batch, 2}));
+      t.Run();
+    }
 }
 
 TEST(GruTest, Forward) {

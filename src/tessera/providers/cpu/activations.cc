@@ -130,11 +130,20 @@ struct SwishF {
 
 // The vectorized whole-array form of F for float tensors, where there is one.
 template <typename F>
-constexpr void (*kFloatArray)(const float*, float*, int64_t) = nullptr;
+struct FloatArray {
+  static constexpr bool kHas = false;
+  static void Run(const float*, float*, int64_t) {}
+};
 template <>
-constexpr void (*kFloatArray<SigmoidF>)(const float*, float*, int64_t) = SigmoidF32;
+struct FloatArray<SigmoidF> {
+  static constexpr bool kHas = true;
+  static void Run(const float* x, float* y, int64_t n) { SigmoidF32(x, y, n); }
+};
 template <>
-constexpr void (*kFloatArray<TanhF>)(const float*, float*, int64_t) = TanhF32;
+struct FloatArray<TanhF> {
+  static constexpr bool kHas = true;
+  static void Run(const float* x, float* y, int64_t n) { TanhF32(x, y, n); }
+};
 
 // Float activations: F applied elementwise, 16-bit floats through float.
 template <typename F>
@@ -144,12 +153,12 @@ class FloatActivation final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
-    if constexpr (kFloatArray<F> != nullptr) {
+    if constexpr (FloatArray<F>::kHas) {
       if (x.dtype() == DataType::kFloat) {
         const float* in = x.data<float>();
         float* out = y.data<float>();
         ParallelFor(ctx.thread_pool(), x.numel(), 16384,
-                    [&](int64_t begin, int64_t end) { kFloatArray<F>(in + begin, out + begin, end - begin); });
+                    [&](int64_t begin, int64_t end) { FloatArray<F>::Run(in + begin, out + begin, end - begin); });
         return;
       }
     }

@@ -245,7 +245,7 @@ class RecurrentBase : public OpKernel {
     PackRecurrence(info);
   }
 
-  // R is packed once for the fused recurrence and not read again.
+  // W and R, when packed for the fused recurrence, are not read again.
   bool ReadsInput(size_t input_index) const override {
     if (input_index == 1) return packed_w_.empty();
     if (input_index == 2) return packed_r_.empty();
