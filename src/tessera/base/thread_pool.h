@@ -19,11 +19,8 @@ class ThreadPool {
   // on the condition variable, and how long the caller polls for the last
   // chunks before it sleeps. Kernels of one run come microseconds apart, and a
   // futex wake-up costs tens of microseconds on a loaded machine; the bound
-  // keeps an idle session from burning a core once its run has ended. 500,
-  // not 50: a worker woken from sleep tended to land on the caller's core and
-  // sit out a whole LSTM sequence (lstm_2x512 at 2 threads took 8.4 instead
-  // of 4.2 ms in 2 of 5 processes at 50 and 200 us, none of 6 at 500).
-  static constexpr int kDefaultSpinMicros = 500;
+  // keeps an idle session from burning a core once its run has ended.
+  static constexpr int kDefaultSpinMicros = 50;
 
   // num_threads counts the calling thread: 1 means no workers at all.
   // spin_micros = 0 sleeps at once (no polling).
