@@ -185,16 +185,14 @@ void StepBlocks(const StepWork& s, int64_t begin, int64_t end) {
   }
 }
 
-// out[t][4H] = x[t] * W^T for rows [row_begin, row_end) of x ([rows, depth])
-// and blocks [begin, end) of the packed W.
+// out[t][4H] = x[t] * W^T + bias for every row of x ([rows, depth]) and
+// blocks [begin, end) of the packed W.
 template <size_t kRows>
-HWY_INLINE void ProjectRows(const float* w, int64_t hidden, int64_t depth, const float* x, int64_t row, float* out,
-                            int64_t block) {
+HWY_INLINE void ProjectRows(const float* w, int64_t hidden, int64_t depth, const float* x, const float* bias,
+                            int64_t row, float* out, int64_t block) {
   const D d;
   V acc[kRows][4][kPerGate];
-  for (auto& r : acc)
-    for (auto& gate : r)
-      for (auto& v : gate) v = hn::Zero(d);
+  for (auto& r : acc) LoadGates(bias, hidden, block, r);  // zeros without a bias
   Accumulate<kRows, (kRows == 1 && kPerGate <= 2) ? 2 : 1>(w + block * depth * static_cast<int64_t>(kGateFloats), depth,
                                                          x + row * depth, depth, acc);
   const int64_t u0 = block * kLstmBlockUnits;
@@ -212,15 +210,15 @@ HWY_INLINE void ProjectRows(const float* w, int64_t hidden, int64_t depth, const
     }
 }
 
-void ProjectBlocks(const float* w, int64_t hidden, int64_t depth, const float* x, int64_t rows, float* out,
-                   int64_t begin, int64_t end) {
+void ProjectBlocks(const float* w, int64_t hidden, int64_t depth, const float* x, const float* bias, int64_t rows,
+                   float* out, int64_t begin, int64_t end) {
   constexpr size_t kWideRows = kPerGate == 1 ? 4 : 1;
   for (int64_t block = begin; block < end; ++block) {
     int64_t row = 0;
     if constexpr (kWideRows > 1)
       for (; row + static_cast<int64_t>(kWideRows) <= rows; row += static_cast<int64_t>(kWideRows))
-        ProjectRows<kWideRows>(w, hidden, depth, x, row, out, block);
-    for (; row < rows; ++row) ProjectRows<1>(w, hidden, depth, x, row, out, block);
+        ProjectRows<kWideRows>(w, hidden, depth, x, bias, row, out, block);
+    for (; row < rows; ++row) ProjectRows<1>(w, hidden, depth, x, bias, row, out, block);
   }
 }
 
@@ -314,13 +312,14 @@ LstmPackedWeights::LstmPackedWeights(const float* m, int64_t hidden, int64_t dep
   }
 }
 
-void LstmInputProjection(const LstmPackedWeights& w, const float* x, int64_t rows, float* out, ThreadPool* pool) {
+void LstmInputProjection(const LstmPackedWeights& w, const float* x, const float* bias, int64_t rows, float* out,
+                         ThreadPool* pool) {
   if (rows == 0) return;
   const int64_t blocks = w.blocks();
   // Whole blocks per thread: each reads only its slice of W.
   const int64_t min_blocks = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, w.depth() * 64 * rows));
   ParallelFor(pool, blocks, min_blocks, [&](int64_t begin, int64_t end) {
-    HWY_DYNAMIC_DISPATCH(lstm_detail::ProjectBlocks)(w.data(), w.hidden(), w.depth(), x, rows, out, begin, end);
+    HWY_DYNAMIC_DISPATCH(lstm_detail::ProjectBlocks)(w.data(), w.hidden(), w.depth(), x, bias, rows, out, begin, end);
   });
 }
 

@@ -433,10 +433,14 @@ class RecurrentBase : public OpKernel {
 
       // Input projection for every step at once, plus the biases that are
       // plain additive terms.
-      bool projected = false;
+      for (int64_t g = 0; g < GH; ++g) {
+        bool fold_rb = !(kind_ == CellKind::kGru && linear_before_reset_ && g >= 2 * H);
+        tmp[static_cast<size_t>(g)] = wb[g] + (fold_rb ? rb[g] : C(0));
+      }
+      bool projected = false;  // (with the biases)
       if constexpr (std::is_same_v<C, float>) {
         if (packed_w) {
-          LstmInputProjection(*packed_w_[static_cast<size_t>(d)], xc.data(), seq_len * batch, xw.data(),
+          LstmInputProjection(*packed_w_[static_cast<size_t>(d)], xc.data(), tmp.data(), seq_len * batch, xw.data(),
                               ctx.thread_pool());
           projected = true;
         }
@@ -449,13 +453,11 @@ class RecurrentBase : public OpKernel {
           std::fill(xw.begin(), xw.end(), C(0));
         }
       }
-      for (int64_t g = 0; g < GH; ++g) {
-        bool fold_rb = !(kind_ == CellKind::kGru && linear_before_reset_ && g >= 2 * H);
-        tmp[static_cast<size_t>(g)] = wb[g] + (fold_rb ? rb[g] : C(0));
-      }
-      for (int64_t row = 0; row < seq_len * batch; ++row) {
-        C* p = xw.data() + row * GH;
-        for (int64_t g = 0; g < GH; ++g) p[g] += tmp[static_cast<size_t>(g)];
+      if (!projected) {
+        for (int64_t row = 0; row < seq_len * batch; ++row) {
+          C* p = xw.data() + row * GH;
+          for (int64_t g = 0; g < GH; ++g) p[g] += tmp[static_cast<size_t>(g)];
+        }
       }
       if constexpr (std::is_same_v<C, float>) {
         if (fused) {
