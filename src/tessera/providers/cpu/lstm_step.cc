@@ -233,9 +233,13 @@ HWY_EXPORT(StepBlocks);
 HWY_EXPORT(ProjectBlocks);
 
 // Steps are split into one chunk of blocks per thread. Thread p claims chunk
-// p of each step first, so its R rows stay in its cache; a chunk still
-// unclaimed when another thread is done is taken by that thread, so a run
-// finishes even when fewer threads than chunks take part.
+// p of each step, so its R rows stay in its cache. A chunk whose thread has
+// not shown up yet is taken by whoever is there, so a run finishes even when
+// fewer threads take part (the pool may give both chunks to one thread).
+// Once every thread is in, none takes another's chunk: a thread that would
+// otherwise do all the work never blocks, and a partner sharing its core
+// (placed there when woken) would then never run, nor be moved to the idle
+// core, for the whole sequence.
 class StepSchedule {
  public:
   StepSchedule(int64_t steps, int64_t chunks) : steps_(steps), chunks_(chunks), claimed_(static_cast<size_t>(chunks)) {
@@ -244,38 +248,42 @@ class StepSchedule {
 
   template <typename Work>
   void Participate(int64_t preferred, const Work& work) {
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
     for (int64_t step = 0; step < steps_; ++step) {
       WaitFor(step * chunks_);  // every chunk of the previous step is done
       for (int64_t j = 0; j < chunks_; ++j) {
+        if (j > 0 && arrived_.load(std::memory_order_acquire) >= chunks_) break;  // everyone does their own
         const int64_t chunk = (preferred + j) % chunks_;
         int64_t expected = step - 1;
         if (!claimed_[static_cast<size_t>(chunk)].compare_exchange_strong(expected, step, std::memory_order_acq_rel))
           continue;
         work(step, chunk);
         done_.fetch_add(1, std::memory_order_acq_rel);
+        done_.notify_all();
       }
     }
   }
 
  private:
-  // The wait is one chunk's compute (microseconds), so spin; yield now and
-  // then in case the thread being waited for was descheduled.
+  // The wait is usually one chunk's compute (microseconds): spin first, then
+  // block, which also lets the scheduler move a partner sharing this core.
   void WaitFor(int64_t target) const {
-    for (int spins = 0; done_.load(std::memory_order_acquire) < target; ++spins) {
-      if (spins % 1024 == 1023) {
-        std::this_thread::yield();
-      } else {
+    for (int spins = 0; spins < 4096; ++spins) {
+      if (done_.load(std::memory_order_acquire) >= target) return;
 #if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
+      __builtin_ia32_pause();
 #endif
-      }
     }
+    for (int64_t seen = done_.load(std::memory_order_acquire); seen < target;
+         seen = done_.load(std::memory_order_acquire))
+      done_.wait(seen, std::memory_order_acquire);
   }
 
   const int64_t steps_;
   const int64_t chunks_;
   std::vector<std::atomic<int64_t>> claimed_;  // last step each chunk was claimed for
   std::atomic<int64_t> done_{0};              // chunks finished, over all steps
+  std::atomic<int64_t> arrived_{0};           // threads that have entered Participate
 };
 
 // Threads worth using: each needs enough of R per step to pay for the
