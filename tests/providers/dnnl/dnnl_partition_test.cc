@@ -48,6 +48,8 @@ Tensor Seeded(std::vector<int64_t> shape, uint32_t seed, float scale = 1.0f) {
   return Tensor::FromVector<float>(v, std::move(shape));
 }
 
+Tensor Scalar(float v) { return Tensor::FromVector<float>({v}, {}); }
+
 Node Conv(const std::string& name, const std::string& x, const std::string& w, const std::string& b,
           const std::string& y, int64_t group = 1, int64_t stride = 1) {
   Node n = MakeNode(name, "Conv", {x, w, b}, {y});
@@ -332,9 +334,9 @@ Model GeluMlp(int source, bool half_first) {
   auto& init = m.graph->initializers;
   if (source < 2) init["w"] = Seeded({8, 16}, 1, 2.0f);
   if (source == 1) init["b"] = Seeded({16}, 2);
-  init["sqrt2"] = Tensor::FromVector<float>({1.4142135f}, {});
-  init["c1"] = Tensor::FromVector<float>({1.0f}, {});
-  init["c05"] = Tensor::FromVector<float>({0.5f}, {});
+  init["sqrt2"] = Scalar(1.4142135f);
+  init["c1"] = Scalar(1.0f);
+  init["c05"] = Scalar(0.5f);
   return m;
 }
 
@@ -378,11 +380,11 @@ Model TanhGeluMlp(bool pow) {
                       {TensorInfo("y", DataType::kFloat, {1, 5, 16})});
   auto& init = m.graph->initializers;
   init["w"] = Seeded({8, 16}, 1, 2.0f);
-  init["c3"] = Tensor::FromVector<float>({3.0f}, {});
-  init["c0044"] = Tensor::FromVector<float>({0.044715f}, {});
-  init["csqrt"] = Tensor::FromVector<float>({0.7978845834732056f}, {});
-  init["c1"] = Tensor::FromVector<float>({1.0f}, {});
-  init["c05"] = Tensor::FromVector<float>({0.5f}, {});
+  init["c3"] = Scalar(3.0f);
+  init["c0044"] = Scalar(0.044715f);
+  init["csqrt"] = Scalar(0.7978845834732056f);
+  init["c1"] = Scalar(1.0f);
+  init["c05"] = Scalar(0.5f);
   return m;
 }
 

@@ -11,8 +11,6 @@ namespace tessera::dnnl_ep {
 
 namespace {
 
-bool IsOnnx(const Node& n, const char* op) { return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx"); }
-
 // Constant int64 values of input i of n, or nullopt.
 std::optional<std::vector<int64_t>> Ints(const Compiler& c, const Node& n, size_t i) {
   if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
@@ -24,7 +22,7 @@ std::optional<std::vector<int64_t>> Ints(const Compiler& c, const Node& n, size_
 // The channel range [begin, end) a Slice of a [N, C, H, W] value keeps, or
 // nullopt when it slices anything else (another axis, a step).
 std::optional<std::pair<int64_t, int64_t>> ChannelRange(const Compiler& c, const Node& s, int64_t channels) {
-  if (!IsOnnx(s, "Slice") || c.OpsetOf(s) < 10 || s.inputs.size() < 3) return std::nullopt;
+  if (!IsOnnxOp(s, "Slice") || c.OpsetOf(s) < 10 || s.inputs.size() < 3) return std::nullopt;
   auto starts = Ints(c, s, 1), ends = Ints(c, s, 2);
   auto axes = Ints(c, s, 3);  // (absent: axis 0)
   if (!starts || !ends || !axes || starts->size() != 1 || ends->size() != 1 || axes->size() != 1) return std::nullopt;
@@ -47,15 +45,15 @@ bool LowerChannelShuffle(Compiler& c, const Node& n, int64_t axis, const std::ve
   const int64_t channels = ys[1], half = channels / 2;
   if (channels % 2 != 0 || c.DescOf(srcs[0]).dims()[1] != half) return false;
   const Node* split = c.SoleConsumer(n.outputs[0]);
-  if (split == nullptr || !IsOnnx(*split, "Reshape") ||
+  if (split == nullptr || !IsOnnxOp(*split, "Reshape") ||
       c.ShapeOf(split->outputs[0]) != std::vector<int64_t>{ys[0], 2, half, ys[2], ys[3]})
     return false;
   const Node* swap = c.SoleConsumer(split->outputs[0]);
-  if (swap == nullptr || !IsOnnx(*swap, "Transpose") ||
+  if (swap == nullptr || !IsOnnxOp(*swap, "Transpose") ||
       KernelInfo(*swap, c.OpsetOf(*swap)).attr_ints("perm", {}) != std::vector<int64_t>{0, 2, 1, 3, 4})
     return false;
   const Node* merge = c.SoleConsumer(swap->outputs[0]);
-  if (merge == nullptr || !IsOnnx(*merge, "Reshape") || c.ShapeOf(merge->outputs[0]) != ys) return false;
+  if (merge == nullptr || !IsOnnxOp(*merge, "Reshape") || c.ShapeOf(merge->outputs[0]) != ys) return false;
   const std::string& shuffled = merge->outputs[0];
 
   // Split into halves by two Slices when that is all that reads the result.

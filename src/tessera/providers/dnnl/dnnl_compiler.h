@@ -178,6 +178,11 @@ Desc AnyDesc(const Dims& dims);
 // `like` is blocked.
 Desc DenseLike(const Desc& like, const Dims& dims);
 Dims ToDims(const std::vector<int64_t>& shape);
+// Whether `n` is the ai.onnx op `op` (the domain written out or left empty).
+inline bool IsOnnxOp(const Node& n, const char* op) {
+  return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx");
+}
+
 // Whether `d` is a 4-D dense N,H,W,C layout (no blocking, padding or offset).
 bool IsChannelsLastDense(const Desc& d);
 

@@ -15,8 +15,6 @@ namespace tessera::dnnl_ep {
 
 namespace {
 
-bool IsOnnx(const Node& n, const char* op) { return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx"); }
-
 }  // namespace
 
 bool LowerConcatScaleShift(Compiler& c, const Node& n, int64_t axis, const std::vector<int>& srcs) {
@@ -24,7 +22,7 @@ bool LowerConcatScaleShift(Compiler& c, const Node& n, int64_t axis, const std::
   for (int v : srcs)
     if (!IsChannelsLastDense(c.DescOf(v))) return false;
   const Node* bn = c.SoleConsumer(n.outputs[0]);
-  if (bn == nullptr || !IsOnnx(*bn, "BatchNormalization") || bn->inputs.size() != 5 || bn->inputs[0] != n.outputs[0])
+  if (bn == nullptr || !IsOnnxOp(*bn, "BatchNormalization") || bn->inputs.size() != 5 || bn->inputs[0] != n.outputs[0])
     return false;
   for (size_t i = 1; i < bn->outputs.size(); ++i)
     if (!bn->outputs[i].empty()) return false;
@@ -38,7 +36,7 @@ bool LowerConcatScaleShift(Compiler& c, const Node& n, int64_t axis, const std::
     if (p[i] == nullptr || p[i]->dtype() != DataType::kFloat || p[i]->numel() != channels) return false;
   }
   const Node* relu = c.SoleConsumer(bn->outputs[0]);
-  if (relu != nullptr && !(IsOnnx(*relu, "Relu") && relu->inputs[0] == bn->outputs[0])) relu = nullptr;
+  if (relu != nullptr && !(IsOnnxOp(*relu, "Relu") && relu->inputs[0] == bn->outputs[0])) relu = nullptr;
 
   // y = x * s + t with s = scale / sqrt(var + epsilon), t = B - mean * s.
   const double eps = info.attr_float("epsilon", 1e-5f);

@@ -102,8 +102,7 @@ const Node* SiluAfter(const Compiler& c, const std::string& output, const Node**
   if (readers.size() != 2) return nullptr;
   const Node* sig = readers[0]->op_type == "Sigmoid" ? readers[0] : readers[1];
   const Node* mul = sig == readers[0] ? readers[1] : readers[0];
-  if (sig->op_type != "Sigmoid" || mul->op_type != "Mul" || !(sig->domain.empty() || sig->domain == "ai.onnx") ||
-      !(mul->domain.empty() || mul->domain == "ai.onnx") || sig->outputs.size() != 1)
+  if (!IsOnnxOp(*sig, "Sigmoid") || !IsOnnxOp(*mul, "Mul") || sig->outputs.size() != 1)
     return nullptr;
   if (c.SoleConsumer(sig->outputs[0]) != mul || mul->inputs.size() != 2) return nullptr;
   bool pair = (mul->inputs[0] == output && mul->inputs[1] == sig->outputs[0]) ||
@@ -112,8 +111,6 @@ const Node* SiluAfter(const Compiler& c, const std::string& output, const Node**
   *sigmoid = sig;
   return mul;
 }
-
-bool IsOnnx(const Node& n, const char* op) { return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx"); }
 
 // Whether `name` is a constant scalar within 1e-6 (relative) of `want`.
 bool ConstantNear(const Compiler& c, const std::string& name, double want) {
@@ -142,17 +139,17 @@ namespace {
 // remaining reader of x. Either other = x * (1 + f) and the last node halves
 // it, or other = 0.5 * x and the last node multiplies it by (1 + f).
 const Node* GeluTail(const Compiler& c, const std::string& x, const Node* one_plus, const Node* other) {
-  if (!IsOnnx(*other, "Mul")) return nullptr;
+  if (!IsOnnxOp(*other, "Mul")) return nullptr;
   const std::string other_in = OtherInput(*other, x);
   if (other_in == one_plus->outputs[0]) {
     const Node* last = c.SoleConsumer(other->outputs[0]);
-    if (last == nullptr || !IsOnnx(*last, "Mul") || !ConstantNear(c, OtherInput(*last, other->outputs[0]), 0.5))
+    if (last == nullptr || !IsOnnxOp(*last, "Mul") || !ConstantNear(c, OtherInput(*last, other->outputs[0]), 0.5))
       return nullptr;
     return last;
   }
   if (!ConstantNear(c, other_in, 0.5)) return nullptr;
   const Node* last = c.SoleConsumer(one_plus->outputs[0]);
-  if (last == nullptr || last != c.SoleConsumer(other->outputs[0]) || !IsOnnx(*last, "Mul") ||
+  if (last == nullptr || last != c.SoleConsumer(other->outputs[0]) || !IsOnnxOp(*last, "Mul") ||
       OtherInput(*last, one_plus->outputs[0]) != other->outputs[0])
     return nullptr;
   return last;
@@ -160,9 +157,9 @@ const Node* GeluTail(const Compiler& c, const std::string& x, const Node* one_pl
 
 // The single reader of `value` if it is an `op` node taking `value` and a
 // constant near `constant` (either order), else null.
-const Node* ScaledBy(const Compiler& c, const std::string& value, const char* op, double constant) {
+const Node* ReaderWithConstant(const Compiler& c, const std::string& value, const char* op, double constant) {
   const Node* n = c.SoleConsumer(value);
-  if (n == nullptr || !IsOnnx(*n, op) || !ConstantNear(c, OtherInput(*n, value), constant)) return nullptr;
+  if (n == nullptr || !IsOnnxOp(*n, op) || !ConstantNear(c, OtherInput(*n, value), constant)) return nullptr;
   return n;
 }
 
@@ -172,13 +169,13 @@ std::optional<GeluMatch> MatchErfForm(const Compiler& c, const std::string& x, c
   for (int first = 0; first < 2; ++first) {
     const Node* scale = readers[static_cast<size_t>(first)];
     const Node* other = readers[static_cast<size_t>(1 - first)];
-    bool scaled = (IsOnnx(*scale, "Div") && scale->inputs.size() == 2 && scale->inputs[0] == x &&
+    bool scaled = (IsOnnxOp(*scale, "Div") && scale->inputs.size() == 2 && scale->inputs[0] == x &&
                    ConstantNear(c, scale->inputs[1], 1.4142135623730951)) ||
-                  (IsOnnx(*scale, "Mul") && ConstantNear(c, OtherInput(*scale, x), 0.7071067811865476));
+                  (IsOnnxOp(*scale, "Mul") && ConstantNear(c, OtherInput(*scale, x), 0.7071067811865476));
     if (!scaled) continue;
     const Node* erf = c.SoleConsumer(scale->outputs[0]);
-    if (erf == nullptr || !IsOnnx(*erf, "Erf") || erf->inputs[0] != scale->outputs[0]) continue;
-    const Node* one_plus = ScaledBy(c, erf->outputs[0], "Add", 1.0);
+    if (erf == nullptr || !IsOnnxOp(*erf, "Erf") || erf->inputs[0] != scale->outputs[0]) continue;
+    const Node* one_plus = ReaderWithConstant(c, erf->outputs[0], "Add", 1.0);
     if (one_plus == nullptr) continue;
     if (const Node* last = GeluTail(c, x, one_plus, other))
       return GeluMatch{{scale, erf, one_plus, other, last}, last->outputs[0], dnnl::algorithm::eltwise_gelu_erf};
@@ -192,24 +189,24 @@ std::optional<GeluMatch> MatchTanhForm(const Compiler& c, const std::string& x, 
   std::vector<const Node*> cube_nodes;
   const Node* cube = nullptr;
   for (const Node* r : readers) {
-    if (IsOnnx(*r, "Mul") && r->inputs.size() == 2 && r->inputs[0] == x && r->inputs[1] == x) {
+    if (IsOnnxOp(*r, "Mul") && r->inputs.size() == 2 && r->inputs[0] == x && r->inputs[1] == x) {
       const Node* next = c.SoleConsumer(r->outputs[0]);
-      if (next != nullptr && IsOnnx(*next, "Mul") && OtherInput(*next, r->outputs[0]) == x) {
+      if (next != nullptr && IsOnnxOp(*next, "Mul") && OtherInput(*next, r->outputs[0]) == x) {
         cube = next;
         cube_nodes = {r, next};
       }
     }
   }
   if (cube == nullptr) return std::nullopt;
-  const Node* cubic = ScaledBy(c, cube->outputs[0], "Mul", 0.044715);
+  const Node* cubic = ReaderWithConstant(c, cube->outputs[0], "Mul", 0.044715);
   if (cubic == nullptr) return std::nullopt;
   const Node* inner = c.SoleConsumer(cubic->outputs[0]);
-  if (inner == nullptr || !IsOnnx(*inner, "Add") || OtherInput(*inner, cubic->outputs[0]) != x) return std::nullopt;
-  const Node* scale = ScaledBy(c, inner->outputs[0], "Mul", 0.7978845608028654);  // sqrt(2 / pi)
+  if (inner == nullptr || !IsOnnxOp(*inner, "Add") || OtherInput(*inner, cubic->outputs[0]) != x) return std::nullopt;
+  const Node* scale = ReaderWithConstant(c, inner->outputs[0], "Mul", 0.7978845608028654);  // sqrt(2 / pi)
   if (scale == nullptr) return std::nullopt;
   const Node* tanh = c.SoleConsumer(scale->outputs[0]);
-  if (tanh == nullptr || !IsOnnx(*tanh, "Tanh")) return std::nullopt;
-  const Node* one_plus = ScaledBy(c, tanh->outputs[0], "Add", 1.0);
+  if (tanh == nullptr || !IsOnnxOp(*tanh, "Tanh")) return std::nullopt;
+  const Node* one_plus = ReaderWithConstant(c, tanh->outputs[0], "Add", 1.0);
   if (one_plus == nullptr) return std::nullopt;
   // x's readers: the cube's, the inner Add, and one more (the tail).
   const Node* other = nullptr;
@@ -287,8 +284,7 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
       }
     }
     // A residual Add: out = producer + other, with other ready before the producer runs.
-    if (allow_sum && chain.empty() && chain.sum_input.empty() && next->op_type == "Add" &&
-        (next->domain.empty() || next->domain == "ai.onnx") && next->inputs.size() == 2) {
+    if (allow_sum && chain.empty() && chain.sum_input.empty() && IsOnnxOp(*next, "Add") && next->inputs.size() == 2) {
       const std::string& other = next->inputs[0] == chain.output ? next->inputs[1] : next->inputs[0];
       if (other != chain.output && c.Available(other) && SameShape(c, other, chain.output) &&
           SameShape(c, other, next->outputs[0])) {
