@@ -211,6 +211,9 @@ def _check_order(name, value):
         raise TypeError(f"{name} must be an ExecutionOrder, got {value!r}") from None
 
 
+_WINOGRAD_KEY = "tessera.winograd_convolutions"
+
+
 class SessionOptions:
     """Options for creating an InferenceSession (onnxruntime.SessionOptions).
 
@@ -240,7 +243,10 @@ class SessionOptions:
         self._config = {}
 
     def add_session_config_entry(self, key, value):
-        """Stores a session configuration entry (no key has an effect yet)."""
+        """Stores a session configuration entry. Tessera reads
+        "tessera.winograd_convolutions": "0" keeps 3x3 convolutions on the
+        direct method (default "1": Winograd where oneDNN has a kernel);
+        other keys are stored only."""
         key = _check_str("key", key)
         value = _check_str("value", value)
         if not key:
@@ -252,6 +258,12 @@ class SessionOptions:
         if key not in self._config:
             raise InvalidArgument(f"SessionOptions does not have configuration with key: {key}")
         return self._config[key]
+
+    def _winograd_convolutions(self):
+        value = self._config.get(_WINOGRAD_KEY, "1")
+        if value not in ("0", "1"):
+            raise InvalidArgument(f"session config {_WINOGRAD_KEY} must be '0' or '1', got '{value}'")
+        return value == "1"
 
     def _effective_severity(self):
         level = self.log_severity_level
@@ -417,6 +429,7 @@ class InferenceSession:
         config.graph_optimization_level = int(opts.graph_optimization_level)
         config.disabled_optimizers = list(disabled)
         config.optimized_model_filepath = opts.optimized_model_filepath
+        config.winograd_convolutions = opts._winograd_convolutions()
         names, options = _normalize_providers(providers, provider_options)
         self._sess = _C.Session(source, config, names)
         self._provider_options = options

@@ -570,6 +570,24 @@ def test_session_config_entries():
     tessera.InferenceSession(tm.add_model(), so)
 
 
+@pytest.mark.parametrize("value", ["0", "1"])
+def test_winograd_config_entry(value):
+    # "0" keeps 3x3 convolutions direct; either way the default model (on
+    # the default providers) matches its reference.
+    so = tessera.SessionOptions()
+    so.add_session_config_entry("tessera.winograd_convolutions", value)
+    sess = tessera.InferenceSession(DEFAULT_MODEL, so)
+    x, expected = load_pb("input_0.pb"), load_pb("output_0.pb")
+    np.testing.assert_allclose(sess.run(None, {"image": x})[0], expected, rtol=1e-4, atol=1e-6)
+
+
+def test_winograd_config_entry_rejects_other_values():
+    so = tessera.SessionOptions()
+    so.add_session_config_entry("tessera.winograd_convolutions", "yes")
+    with pytest.raises(tessera.InvalidArgument, match="tessera.winograd_convolutions must be '0' or '1'"):
+        tessera.InferenceSession(DEFAULT_MODEL, so)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_intra_op_threads(threads):
     so = tessera.SessionOptions()

@@ -75,9 +75,11 @@ class StepTracer {
  public:
   virtual ~StepTracer() = default;
   virtual int64_t NowMicros() const = 0;
-  // kind: "compute", or "reorder" for a layout change; bytes: data written.
-  virtual void Step(const std::string& name, const char* kind, int64_t start_us, int64_t duration_us,
-                    int64_t bytes) = 0;
+  // kind: "compute", or "reorder" for a layout change; implementation: the
+  // library kernel that ran ("brgconv:avx512_core"), when known; bytes: data
+  // written.
+  virtual void Step(const std::string& name, const char* kind, const std::string& implementation, int64_t start_us,
+                    int64_t duration_us, int64_t bytes) = 0;
 };
 
 class KernelContext {

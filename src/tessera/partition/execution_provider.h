@@ -55,6 +55,8 @@ struct PartitionDef {
   const GraphTypes* types = nullptr;
   // The session's intra-op thread count.
   int num_threads = 1;
+  // SessionOptions::winograd_convolutions.
+  bool winograd = true;
   std::vector<const Node*> nodes;  // in execution order
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;

@@ -46,8 +46,8 @@ class ProfilerStepTracer final : public StepTracer {
   ProfilerStepTracer(Profiler& profiler, std::string provider, int partition)
       : profiler_(profiler), provider_(std::move(provider)), partition_(partition) {}
   int64_t NowMicros() const override { return profiler_.NowMicros(); }
-  void Step(const std::string& name, const char* kind, int64_t start_us, int64_t duration_us,
-            int64_t bytes) override {
+  void Step(const std::string& name, const char* kind, const std::string& implementation, int64_t start_us,
+            int64_t duration_us, int64_t bytes) override {
     TraceEvent e;
     e.name = name;
     e.category = std::string(kind) == "reorder" ? "reorder" : "step";
@@ -57,6 +57,7 @@ class ProfilerStepTracer final : public StepTracer {
     e.args = {{"provider", Profiler::Quote(provider_)},
               {"partition", std::to_string(partition_)},
               {"bytes", std::to_string(bytes)}};
+    if (!implementation.empty()) e.args.emplace_back("implementation", Profiler::Quote(implementation));
     profiler_.Record(std::move(e));
   }
 
@@ -153,8 +154,13 @@ int CompiledGraph::SlotOf(const std::string& name) const {
 }
 
 CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, const ProviderList& providers,
-                             const std::vector<std::string>& outer_names, const Logger& logger, int num_threads)
-    : graph_(std::move(graph)), providers_(providers), outer_names_(outer_names), num_threads_(num_threads) {
+                             const std::vector<std::string>& outer_names, const Logger& logger, int num_threads,
+                             bool winograd)
+    : graph_(std::move(graph)),
+      providers_(providers),
+      outer_names_(outer_names),
+      num_threads_(num_threads),
+      winograd_(winograd) {
   Graph& g = *graph_;
   g.SortTopologically(outer_names_);
   auto slot = [&](const std::string& name) {
@@ -255,7 +261,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
         if (on_host != name) host_alias_[name] = on_host;
         step.implicit.push_back(slot(on_host));
       }
-      subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger, num_threads_);
+      subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger, num_threads_, winograd_);
     }
     int64_t opset = model.OpsetFor(node.domain);
     if (!ep.CompilesPartitions()) {
@@ -468,6 +474,7 @@ void CompiledGraph::MergeCompiledPartitions(const Model& model) {
     def.model = &model;
     def.types = &types_;
     def.num_threads = num_threads_;
+    def.winograd = winograd_;
     // Inputs are named as the member nodes read them (a copy's slot holds
     // the value the node knows under its own name).
     std::unordered_set<int> seen;

@@ -26,9 +26,11 @@ class CompiledGraph {
  public:
   // outer_names: values this graph reads from enclosing graphs (subgraphs only).
   // num_threads: the session's intra-op thread count, for providers that
-  // compile partitions (their libraries size work at compile time).
+  // compile partitions (their libraries size work at compile time);
+  // winograd: SessionOptions::winograd_convolutions, for the same.
   CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, const ProviderList& providers,
-                const std::vector<std::string>& outer_names, const Logger& logger, int num_threads = 1);
+                const std::vector<std::string>& outer_names, const Logger& logger, int num_threads = 1,
+                bool winograd = true);
 
   // inputs follow graph().inputs order (an empty Value for an omitted input);
   // outer follows outer_names order. Returns the graph outputs in order.
@@ -111,6 +113,7 @@ class CompiledGraph {
   ProviderList providers_;
   std::vector<std::string> outer_names_;
   int num_threads_ = 1;
+  bool winograd_ = true;
   std::unordered_map<std::string, int> slots_;
   int num_slots_ = 0;
   std::vector<std::pair<int, Tensor>> initializer_slots_;

@@ -41,7 +41,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
     Optimize();
     ScopedPhase phase(profiler_.get(), "partition_and_kernel_creation");
     graph_ = std::make_unique<CompiledGraph>(model_, model_.graph, providers_, std::vector<std::string>{}, logger_,
-                                             threads);
+                                             threads, options_.winograd_convolutions);
     graph_->ConfigureMemory(options_.enable_memory_arena, static_cast<size_t>(options_.memory_pattern_cache));
   } catch (const Error& e) {
     std::string msg = e.what();

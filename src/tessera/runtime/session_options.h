@@ -46,6 +46,12 @@ struct SessionOptions {
   // When set, the optimized model is written there (ONNX; fused nodes in the
   // ai.tessera domain) and can be loaded and run like any other model.
   std::string optimized_model_filepath;
+  // 3x3 stride-1 convolutions on the oneDNN EP may use Winograd's algorithm
+  // when oneDNN has a kernel for it on this machine (AVX-512): fewer
+  // multiplies, other rounding. On the bench models the error against
+  // PyTorch stays the direct method's order (docs/performance.md). Off:
+  // direct convolution only.
+  bool winograd_convolutions = true;
   // Memory planner (docs/memory.md): the tensors a run allocates come from
   // a per-run arena whose blocks are reused as values die, and elementwise
   // nodes may write into a dying input. Off: every tensor from the heap.

@@ -73,7 +73,8 @@ std::vector<std::string> SplitList(const std::string& s, char sep) {
   return out;
 }
 
-void ApplyOptimizerArgs(const Args& args, SessionOptions& options) {
+void ApplyCompileArgs(const Args& args, SessionOptions& options) {
+  if (args.has("no-winograd")) options.winograd_convolutions = false;
   if (args.has("level")) options.graph_optimization_level = ParseOptimizationLevel(args.get("level"));
   std::vector<std::string> known = PassManager().PassNames();
   for (const auto& list : args.all("disable"))

@@ -25,9 +25,10 @@ struct Args {
 Args ParseArgs(int argc, char** argv, int first, const std::vector<std::string>& flags);
 
 std::vector<std::string> SplitList(const std::string& s, char sep = ',');
-// Applies --level L (disabled|basic|extended|layout|all) and --disable A,B
-// (pass names) to a session's options.
-void ApplyOptimizerArgs(const Args& args, SessionOptions& options);
+// Applies how the session compiles the graph: --level L (disabled|basic|
+// extended|layout|all), --disable A,B (pass names) and the flag
+// --no-winograd (SessionOptions::winograd_convolutions = false).
+void ApplyCompileArgs(const Args& args, SessionOptions& options);
 // A deterministic pseudo-random value for a declared input (symbolic dims = 1).
 Value MakeDefaultInput(const ValueInfo& info, uint64_t seed);
 // Loads a tensor from .pb (TensorProto) or .npy.

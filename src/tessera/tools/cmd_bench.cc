@@ -75,7 +75,7 @@ std::map<std::string, double> ProviderTimeShares(const std::string& path, Sessio
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
-  Args args = ParseArgs(argc, argv, 2, {"json", "no-memory-arena"});
+  Args args = ParseArgs(argc, argv, 2, {"json", "no-memory-arena", "no-winograd"});
   if (args.positional.size() != 1) TS_THROW(kInvalidArgument, "usage: tessera bench MODEL [options]");
   std::string path = args.positional[0];
   if (fs::is_directory(path)) path = (fs::path(path) / "model.onnx").string();
@@ -84,7 +84,7 @@ int BenchCommand(int argc, char** argv) {
   int runs = std::max(1, args.get_int("runs", 20));
   int warmup = std::max(0, args.get_int("warmup", 5));
   std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
-  ApplyOptimizerArgs(args, options);
+  ApplyCompileArgs(args, options);
   options.enable_memory_arena = !args.has("no-memory-arena");
 
   double rss_before = PeakRssMb();

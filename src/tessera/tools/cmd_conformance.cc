@@ -253,12 +253,12 @@ void ProbeProvidersInChild(const std::vector<std::string>& providers) {
 }  // namespace
 
 int ConformanceCommand(int argc, char** argv) {
-  Args args = ParseArgs(argc, argv, 2, {"verbose", "quiet"});
+  Args args = ParseArgs(argc, argv, 2, {"verbose", "quiet", "no-winograd"});
   if (args.positional.empty()) TS_THROW(kInvalidArgument, "give at least one test folder");
   std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
   ProbeProvidersInChild(providers);  // fail early on an unknown or unavailable provider
-  SessionOptions base;         // --level / --disable: the graph optimizer's settings
-  ApplyOptimizerArgs(args, base);
+  SessionOptions base;  // --level / --disable / --no-winograd: how graphs are compiled
+  ApplyCompileArgs(args, base);
   base.validate_optimizer_passes = true;  // a pass that breaks a graph fails the test, naming the pass
   std::vector<TestCase> tests = CollectTests(args.positional, args.get("filter"));
   auto skips = ReadSkipList(args.get("skip"));

@@ -35,7 +35,7 @@ int OptimizeCommand(int argc, char** argv) {
   const std::string& out = args.positional[1];
   SessionOptions options;
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
-  ApplyOptimizerArgs(args, options);
+  ApplyCompileArgs(args, options);
   options.validate_optimizer_passes = true;
   ProviderList providers = MakeProviders(SplitList(args.get("providers", DefaultProviderList())));
   Model model = LoadModelFromFile(in, options.load_limits);

@@ -25,7 +25,7 @@ struct Plan {
 Plan MakePlan(const std::string& path, const std::vector<std::string>& providers, const Args& args) {
   SessionOptions options;
   options.intra_op_num_threads = 1;
-  ApplyOptimizerArgs(args, options);
+  ApplyCompileArgs(args, options);
   auto session = Session::FromFile(path, options, MakeProviders(providers));
   Plan plan;
   plan.nodes = session->Placement();

@@ -33,12 +33,12 @@ std::string DefaultModelPath() {
 }  // namespace
 
 int RunCommand(int argc, char** argv) {
-  Args args = ParseArgs(argc, argv, 2, {"verbose", "summary"});
+  Args args = ParseArgs(argc, argv, 2, {"verbose", "summary", "no-winograd"});
   std::string path = args.positional.empty() ? DefaultModelPath() : args.positional[0];
   SessionOptions options;
   options.intra_op_num_threads = args.get_int("threads", 0);
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
-  ApplyOptimizerArgs(args, options);
+  ApplyCompileArgs(args, options);
   if (args.has("profile")) {
     options.enable_profiling = true;
     options.profile_file_prefix = args.get("profile");

@@ -242,7 +242,7 @@ std::string Num(double v) {
 }  // namespace
 
 int ValidateCommand(int argc, char** argv) {
-  Args args = ParseArgs(argc, argv, 2, {"json", "verbose"});
+  Args args = ParseArgs(argc, argv, 2, {"json", "verbose", "no-winograd"});
   if (args.positional.size() != 1 || !args.has("reference"))
     TS_THROW(kInvalidArgument, "usage: tessera validate MODEL --reference DIR|FILE.npz [--rtol R] [--atol A] [--json]");
   auto number = [&](const std::string& name, double def) {
@@ -262,7 +262,7 @@ int ValidateCommand(int argc, char** argv) {
   SessionOptions options;
   options.intra_op_num_threads = args.get_int("threads", 0);
   if (args.has("verbose")) options.log_severity_level = Severity::kVerbose;
-  ApplyOptimizerArgs(args, options);
+  ApplyCompileArgs(args, options);
   auto session = Session::FromFile(path, options, MakeProviders(SplitList(args.get("providers", DefaultProviderList()))));
   std::vector<ReferenceSet> sets = LoadReference(ref, *session);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -156,6 +157,8 @@ TEST(DnnlPartition, ProfileShowsEveryPrimitiveAndReorder) {
       EXPECT_EQ(args->StringOr("provider", ""), "dnnl");
       EXPECT_EQ(args->NumberOr("partition", -1), 0);
       EXPECT_GT(args->NumberOr("bytes", 0), 0);
+      // Which kernel oneDNN picked ("brgconv:avx512_core", "jit:uni"...).
+      EXPECT_FALSE(args->StringOr("implementation", "").empty()) << e.StringOr("name", "");
     }
     if (cat == "step") ++steps;
     if (cat == "step" && e.StringOr("name", "").find("conv1") != std::string::npos) conv_step = true;
@@ -212,7 +215,7 @@ TEST(DnnlPartition, DynamicShapesFallBackToCpuWithAReason) {
 
 #ifdef TESSERA_HAVE_DNNL
 // Compiles the block directly to look at the plan.
-dnnl_ep::Plan CompileBlock(const Model& model) {
+dnnl_ep::Plan CompileBlock(const Model& model, bool winograd = true) {
   GraphTypes types = InferGraphTypes(*model.graph, [&](const std::string& d) { return model.OpsetFor(d); });
   PartitionDef def;
   def.model = &model;
@@ -221,8 +224,100 @@ dnnl_ep::Plan CompileBlock(const Model& model) {
   def.inputs = {"x"};
   for (const auto& [name, t] : model.graph->initializers) def.inputs.push_back(name);
   def.outputs = {"y"};
+  def.winograd = winograd;
   dnnl_ep::Compiler compiler(def, dnnl::engine(dnnl::engine::kind::cpu, 0));
   return compiler.Compile();
+}
+
+// Two images through a Winograd 3x3 convolution (blocked output on
+// AVX-512), a 1x1 one (channels-last) and a 3x3 one of 16 channels,
+// concatenated and read by a 1x1 convolution.
+Model MixedLayoutConcat() {
+  Node one = MakeNode("c1", "Conv", {"x", "w1", "b1"}, {"f1"});
+  Node last = MakeNode("c3", "Conv", {"k", "w3", "b3"}, {"y"});
+  Node cat = MakeNode("cat", "Concat", {"f0", "f1", "f2"}, {"k"});
+  cat.attributes = {IntAttr("axis", 1)};
+  Model m = MakeModel({Conv("c0", "x", "w0", "b0", "f0"), one, Conv("c2", "x", "w2", "b2", "f2"), cat, last},
+                      {TensorInfo("x", DataType::kFloat, {2, 16, 10, 9})},
+                      {TensorInfo("y", DataType::kFloat, {2, 8, 10, 9})});
+  auto& init = m.graph->initializers;
+  init["w0"] = Seeded({32, 16, 3, 3}, 1, 0.5f);
+  init["b0"] = Seeded({32}, 2);
+  init["w1"] = Seeded({24, 16, 1, 1}, 3, 0.5f);
+  init["b1"] = Seeded({24}, 4);
+  init["w2"] = Seeded({16, 16, 3, 3}, 5, 0.5f);
+  init["b2"] = Seeded({16}, 6);
+  init["w3"] = Seeded({8, 72, 1, 1}, 7, 0.5f);
+  init["b3"] = Seeded({8}, 8);
+  return m;
+}
+
+TEST(DnnlPartition, ConcatOfMixedLayoutsIsOneStepWithoutReorders) {
+  for (int threads : {1, 2}) ExpectMatchesCpu(MixedLayoutConcat, Seeded({2, 16, 10, 9}, 9, 2.0f), threads, true);
+  Model m = MixedLayoutConcat();
+  dnnl_ep::Plan plan = CompileBlock(m);
+  bool blocked = false, channels_last = false;
+  for (const auto& step : plan.steps)
+    if (step.label.find("'c0'") != std::string::npos || step.label.find("'c1'") != std::string::npos)
+      for (const auto& [arg, v] : step.args)
+        if (arg == DNNL_ARG_DST) {
+          const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
+          blocked |= b.inner_nblks == 1 && b.inner_idxs[0] == 1;
+          channels_last |= b.inner_nblks == 0 && b.strides[1] == 1;
+        }
+  if (!blocked || !channels_last) GTEST_SKIP() << "oneDNN chose one layout for both convolutions";
+  int host_concats = 0, reorders_before = 0, input_to_blocked = 0;
+  for (const auto& step : plan.steps) {
+    if (step.label.find("'cat'") != std::string::npos) host_concats += static_cast<bool>(step.host);
+    input_to_blocked += step.label.find("reorder abcd -> aBcd") == 0;
+    if (host_concats == 0 && step.label.find("reorder aBcd") == 0 && step.label.find("-> acdb") != std::string::npos)
+      ++reorders_before;
+  }
+  EXPECT_EQ(host_concats, 1);
+  EXPECT_EQ(reorders_before, 0) << "no blocked input is brought to channels-last first";
+  // c0 and c2 both read x blocked: one reorder serves both.
+  EXPECT_EQ(input_to_blocked, 1);
+}
+
+// A 3x3 stride-1 convolution (+ Relu) and a 3x3 stride-2 one after it.
+Model ThreeByThreeConvs() {
+  Model m = MakeModel({Conv("conv1", "x", "w1", "b1", "c1"), MakeNode("relu", "Relu", {"c1"}, {"r"}),
+                       Conv("conv2", "r", "w2", "b2", "y", 1, 2)},
+                      {TensorInfo("x", DataType::kFloat, {1, 16, 14, 14})},
+                      {TensorInfo("y", DataType::kFloat, {1, 32, 7, 7})});
+  auto& init = m.graph->initializers;
+  init["w1"] = Seeded({32, 16, 3, 3}, 1, 0.5f);
+  init["b1"] = Seeded({32}, 2);
+  init["w2"] = Seeded({32, 32, 3, 3}, 3, 0.5f);
+  init["b2"] = Seeded({32}, 4);
+  return m;
+}
+
+TEST(DnnlPartition, WinogradRunsStrideOne3x3ConvolutionsUnlessTurnedOff) {
+  // oneDNN 2.6 has float Winograd kernels for AVX-512 only; elsewhere the
+  // convolution stays direct whatever the setting.
+  const bool has_kernel = (static_cast<int>(dnnl::get_effective_cpu_isa()) &
+                           static_cast<int>(dnnl::cpu_isa::avx512_core)) == static_cast<int>(dnnl::cpu_isa::avx512_core);
+  for (bool winograd : {true, false}) {
+    Model m = ThreeByThreeConvs();
+    dnnl_ep::Plan plan = CompileBlock(m, winograd);
+    std::map<std::string, std::string> impl;
+    for (const auto& s : plan.steps) {
+      EXPECT_FALSE(s.implementation.empty()) << s.label;
+      impl[s.label] = s.implementation;
+    }
+    const std::string conv1 = impl["'conv1' (Conv)"], conv2 = impl["'conv2' (Conv)"];
+    EXPECT_EQ(conv1.find("wino") != std::string::npos, winograd && has_kernel) << conv1;
+    EXPECT_EQ(conv2.find("wino"), std::string::npos) << "stride 2: " << conv2;
+
+    SessionOptions o = Options();
+    o.winograd_convolutions = winograd;
+    Session cpu(ThreeByThreeConvs(), Options(), MakeProviders({"cpu"}));
+    Session dnnl(ThreeByThreeConvs(), o, MakeProviders({"dnnl"}));
+    Feeds feeds{{"x", Value(Seeded({1, 16, 14, 14}, 7, 2.0f))}};
+    auto r = CompareValues(dnnl.Run(feeds)[0], cpu.Run(feeds)[0], 1e-4, 1e-5);
+    EXPECT_TRUE(r.match) << "winograd " << winograd << ": " << r.message;
+  }
 }
 
 TEST(DnnlPartition, ActivationsAndResidualAddBecomePostOpsAndSiluRunsInPlace) {
@@ -285,26 +380,27 @@ TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
   for (bool relu : {true, false}) {
     SCOPED_TRACE(relu ? "with Relu" : "without Relu");
     for (int threads : {1, 2}) ExpectMatchesCpu([&] { return DenseLayer(relu); }, Seeded({1, 8, 9, 7}, 11, 3.0f), threads, true);
-    // The fused pass needs the convolutions to write channels-last, oneDNN's
-    // choice on AVX-512 (blocked layouts keep concat + normalization).
+    // The fused pass needs a convolution that writes channels-last, oneDNN's
+    // choice on AVX-512 (blocked layouts alone keep concat + normalization).
     Model m = DenseLayer(relu);
     dnnl_ep::Plan plan = CompileBlock(m);
     bool channels_last = false;
     int fused = 0, alone = 0;
     for (const auto& step : plan.steps) {
-      if (step.label.find("'c1'") != std::string::npos)
-        for (const auto& [arg, v] : step.args)
-          if (arg == DNNL_ARG_DST) {
-            const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
-            channels_last = b.inner_nblks == 0 && b.strides[1] == 1;
-          }
+      for (const char* conv : {"'c0'", "'c1'", "'c2'"})
+        if (step.label.find(conv) != std::string::npos)
+          for (const auto& [arg, v] : step.args)
+            if (arg == DNNL_ARG_DST) {
+              const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
+              channels_last |= b.inner_nblks == 0 && b.strides[1] == 1;
+            }
       if (step.label.find("'cat'") != std::string::npos) {
         fused += step.label.find("'bn'") != std::string::npos && static_cast<bool>(step.host);
       } else if (step.label.find("'bn'") != std::string::npos || step.label.find("'relu'") != std::string::npos) {
         ++alone;
       }
     }
-    if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolutions";
+      if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolutions";
     EXPECT_EQ(fused, 1);
     EXPECT_EQ(alone, 0);
   }

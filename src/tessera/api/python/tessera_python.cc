@@ -442,6 +442,7 @@ struct SessionConfig {
   int graph_optimization_level = 99;
   std::vector<std::string> disabled_optimizers;
   std::string optimized_model_filepath;
+  bool winograd_convolutions = true;
 };
 
 class PySession {
@@ -455,6 +456,7 @@ class PySession {
     options_.graph_optimization_level = ParseOptimizationLevel(std::to_string(config.graph_optimization_level));
     options_.disabled_optimizers = config.disabled_optimizers;
     options_.optimized_model_filepath = config.optimized_model_filepath;
+    options_.winograd_convolutions = config.winograd_convolutions;
     if (py::isinstance<py::bytes>(source)) {
       std::string_view bytes = source.cast<std::string_view>();
       py::gil_scoped_release release;
@@ -659,7 +661,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("profile_file_prefix", &SessionConfig::profile_file_prefix)
       .def_readwrite("graph_optimization_level", &SessionConfig::graph_optimization_level)
       .def_readwrite("disabled_optimizers", &SessionConfig::disabled_optimizers)
-      .def_readwrite("optimized_model_filepath", &SessionConfig::optimized_model_filepath);
+      .def_readwrite("optimized_model_filepath", &SessionConfig::optimized_model_filepath)
+      .def_readwrite("winograd_convolutions", &SessionConfig::winograd_convolutions);
 
   py::class_<PySession>(m, "Session")
       .def(py::init<const py::object&, const SessionConfig&, const std::vector<std::string>&>(), py::arg("source"),

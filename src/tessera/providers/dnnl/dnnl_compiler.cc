@@ -237,7 +237,18 @@ int Compiler::As(int value, const Desc& wanted) {
   // Copies: Temp() grows values_, which either may point into.
   const Desc have = DescOf(value), want = wanted;
   if (have == want) return value;
+  // A value read by several nodes in one layout is converted once (the input
+  // of parallel branches, say). The copy is reused while nothing else views
+  // its buffer: a view could have been overwritten in place since.
+  auto& copies = converted_[value];
+  for (const auto& [desc, copy] : copies) {
+    if (!(desc == want)) continue;
+    const int b = values_[static_cast<size_t>(copy)].buffer;
+    if (std::count_if(values_.begin(), values_.end(), [&](const PlanValue& v) { return v.buffer == b; }) == 1)
+      return copy;
+  }
   int out = Temp(want);
+  converted_[value].push_back({want, out});
   dnnl::reorder::primitive_desc pd(engine_, have, engine_, want, Attr());
   plan_.reorders.push_back(LayoutName(have) + " -> " + LayoutName(want) + " (" + std::to_string(want.get_size()) +
                            " bytes)");
@@ -260,6 +271,7 @@ void Compiler::Emit(const dnnl::primitive_desc_base& pd, dnnl::primitive primiti
   step.primitive = std::move(primitive);
   step.args = std::move(args);
   step.label = std::move(label);
+  step.implementation = pd.impl_info_str();
   step.scratchpad = pd.scratchpad_desc();
   plan_.scratchpad_bytes = std::max(plan_.scratchpad_bytes, step.scratchpad.get_size());
   plan_.steps.push_back(std::move(step));
@@ -270,6 +282,7 @@ void Compiler::EmitHost(HostStep host, std::vector<std::pair<int, int>> args, st
   step.host = std::move(host);
   step.args = std::move(args);
   step.label = std::move(label);
+  step.implementation = "host";
   plan_.steps.push_back(std::move(step));
 }
 

@@ -62,6 +62,7 @@ struct PlanStep {
   HostStep host;
   std::vector<std::pair<int, int>> args;  // DNNL_ARG_* -> value
   std::string label;                      // for logs and errors: the node, or "reorder ..."
+  std::string implementation;             // oneDNN's kernel ("brgconv:avx512_core"), or "host"
   Desc scratchpad;                        // zero when the primitive needs none
 };
 
@@ -148,6 +149,8 @@ class Compiler {
   void EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label);
 
   const dnnl::engine& engine() const { return engine_; }
+  // SessionOptions::winograd_convolutions.
+  bool WinogradAllowed() const { return def_.winograd; }
   // Attributes every primitive is created with (user-managed scratchpad).
   dnnl::primitive_attr Attr() const;
   [[noreturn]] void Fail(const Node& node, const std::string& why) const;
@@ -167,6 +170,7 @@ class Compiler {
   std::unordered_set<const Node*> absorbed_;
   std::unordered_map<std::string, std::vector<const Node*>> consumers_;
   std::vector<std::vector<std::string>> buffer_names_;  // named values per buffer
+  std::unordered_map<int, std::vector<std::pair<Desc, int>>> converted_;  // value -> its reordered copies
   const Node* current_ = nullptr;
 };
 

@@ -2,6 +2,8 @@
 // once into the layout the chosen kernel wants, source and destination in
 // whatever layout it picks (blocked on AVX2/AVX-512), and the activations,
 // SiLU and residual Add that follow folded in as post-ops.
+#include <algorithm>
+
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 #include "tessera/providers/dnnl/dnnl_geometry.h"
@@ -89,6 +91,26 @@ void LowerConv(Compiler& c, const Node& n) {
         pd = dnnl::convolution_forward::primitive_desc();
     } catch (const dnnl::error&) {
       pd = dnnl::convolution_forward::primitive_desc();
+    }
+  }
+  // Winograd for a 3x3 stride-1 convolution, where oneDNN has a kernel
+  // (AVX-512: F(2x2,3x3) or F(4x4,3x3), its pick): 2.25-4x fewer
+  // multiplies. Per convolution 1.2-2.4x faster on resnet50 (1 thread);
+  // errors against the PyTorch references stay the direct method's order.
+  // Channels in whole 16-blocks: the kernels pad to them, and a few
+  // channels would pay for sixteen.
+  const bool winograd_shape = group == 1 && xs.size() == 4 && ws[2] == 3 && ws[3] == 3 && ws[0] % 16 == 0 &&
+                              ws[1] % 16 == 0 &&
+                              std::all_of(win.strides.begin(), win.strides.end(), [](auto s) { return s == 1; }) &&
+                              std::all_of(win.dilations.begin(), win.dilations.end(), [](auto d) { return d == 0; });
+  if (!pd && winograd_shape && c.WinogradAllowed()) {
+    try {
+      dnnl::convolution_forward::desc d(prop::forward_inference, dnnl::algorithm::convolution_winograd,
+                                        AnyDesc(ToDims(xs)), AnyDesc(wdims), bias_desc, AnyDesc(ToDims(ys)),
+                                        win.strides, win.dilations, win.pad_l, win.pad_r);
+      pd = dnnl::convolution_forward::primitive_desc(d, attr, c.engine());
+    } catch (const dnnl::error&) {
+      pd = dnnl::convolution_forward::primitive_desc();  // no kernel here: direct
     }
   }
   if (!pd) pd = make_pd(AnyDesc(ToDims(xs)), AnyDesc(ToDims(ys)));

@@ -134,7 +134,7 @@ void PartitionKernel::Compute(KernelContext& ctx) const {
         int64_t bytes = 0;
         for (const auto& [arg, v] : step.args)
           if (arg == DNNL_ARG_DST || arg == DNNL_ARG_TO) bytes = static_cast<int64_t>(plan_.values[static_cast<size_t>(v)].desc.get_size());
-        tracer->Step(step.label, reorder ? "reorder" : "compute", start, tracer->NowMicros() - start, bytes);
+        tracer->Step(step.label, reorder ? "reorder" : "compute", step.implementation, start, tracer->NowMicros() - start, bytes);
       }
     }
     ws->stream.wait();

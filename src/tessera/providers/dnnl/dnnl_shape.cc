@@ -1,9 +1,9 @@
 // Data movement: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
 // inference Dropout) cost nothing on a plain value and one reorder to plain
 // otherwise; Transpose is a reorder into permuted strides; Concat is
-// oneDNN's concat in the producers' layout (or one pass with a
-// BatchNormalization or a channel shuffle that follows: dnnl_concat_norm.h,
-// dnnl_channel_shuffle.h).
+// oneDNN's concat in the producers' layout, or one host pass when the
+// inputs' layouts differ or a BatchNormalization or a channel shuffle
+// follows (dnnl_concat_norm.h, dnnl_channel_shuffle.h).
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -262,6 +262,7 @@ void LowerConcat(Compiler& c, const Node& n) {
     srcs.push_back(c.Use(in));
     descs.push_back(c.DescOf(srcs.back()));
   }
+  if (LowerConcatChannelsLast(c, n, axis, srcs)) return;
   // oneDNN's fast concat needs one layout: unless every input is blocked
   // alike, all take the first input's axis order (dense), or plain.
   auto blocking = [](const Desc& d) {
@@ -284,7 +285,7 @@ void LowerConcat(Compiler& c, const Node& n) {
       descs[i] = c.DescOf(srcs[i]);
     }
   }
-  if (LowerConcatScaleShift(c, n, axis, srcs) || LowerChannelShuffle(c, n, axis, srcs)) return;
+  if (LowerChannelShuffle(c, n, axis, srcs)) return;
   dnnl::concat::primitive_desc pd(static_cast<int>(axis), descs, c.engine(), c.Attr());
   std::vector<std::pair<int, int>> args;
   for (size_t i = 0; i < srcs.size(); ++i) args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});
