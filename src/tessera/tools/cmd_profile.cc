@@ -36,7 +36,7 @@ int ProfileCommand(int argc, char** argv) {
   if (events == nullptr || events->type != Json::Type::kArray)
     TS_THROW(kInvalidArgument, "'", args.positional[0], "' has no traceEvents array");
 
-  std::map<std::string, Totals> by_op, by_ep, phases;
+  std::map<std::string, Totals> by_op, by_ep, phases, by_kernel;
   struct NodeTime {
     std::string name, op, ep, shapes;
     double us;
@@ -69,6 +69,9 @@ int ProfileCommand(int argc, char** argv) {
     } else if (cat == "step" || cat == "reorder") {
       (cat == "step" ? step_us : reorder_us) += dur;
       ++(cat == "step" ? steps : reorders);
+      Totals& k = by_kernel[a ? a->StringOr("implementation", "?") : "?"];
+      k.us += dur;
+      k.count++;
     } else if (cat == "session") {
       std::string name = e.StringOr("name", "?");
       if (name == "model_run") ++runs;
@@ -87,6 +90,8 @@ int ProfileCommand(int argc, char** argv) {
     std::printf("inside compiled partitions: %d primitive executions (%.3f ms), %d layout reorders (%.3f ms, %.1f%%)\n",
                 steps, step_us / 1000.0, reorders, reorder_us / 1000.0,
                 100.0 * reorder_us / std::max(1.0, step_us + reorder_us));
+  if (steps + reorders > 0)
+    PrintTable("inside compiled partitions, by kernel (\"host\": Tessera's own code):", by_kernel, step_us + reorder_us);
   std::sort(nodes.begin(), nodes.end(), [](const NodeTime& a, const NodeTime& b) { return a.us > b.us; });
   std::printf("\n10 slowest node executions:\n");
   for (size_t i = 0; i < nodes.size() && i < 10; ++i)
