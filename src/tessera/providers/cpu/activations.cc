@@ -132,17 +132,22 @@ struct SwishF {
 template <typename F>
 struct FloatArray {
   static constexpr bool kHas = false;
-  static void Run(const float*, float*, int64_t) {}
+  static void Run(const F&, const float*, float*, int64_t) {}
 };
 template <>
 struct FloatArray<SigmoidF> {
   static constexpr bool kHas = true;
-  static void Run(const float* x, float* y, int64_t n) { SigmoidF32(x, y, n); }
+  static void Run(const SigmoidF&, const float* x, float* y, int64_t n) { SigmoidF32(x, y, n); }
 };
 template <>
 struct FloatArray<TanhF> {
   static constexpr bool kHas = true;
-  static void Run(const float* x, float* y, int64_t n) { TanhF32(x, y, n); }
+  static void Run(const TanhF&, const float* x, float* y, int64_t n) { TanhF32(x, y, n); }
+};
+template <>
+struct FloatArray<SwishF> {
+  static constexpr bool kHas = true;
+  static void Run(const SwishF& f, const float* x, float* y, int64_t n) { SwishF32(x, y, n, f.alpha); }
 };
 
 // Float activations: F applied elementwise, 16-bit floats through float.
@@ -158,7 +163,7 @@ class FloatActivation final : public OpKernel {
         const float* in = x.data<float>();
         float* out = y.data<float>();
         ParallelFor(ctx.thread_pool(), x.numel(), 16384,
-                    [&](int64_t begin, int64_t end) { FloatArray<F>::Run(in + begin, out + begin, end - begin); });
+                    [&](int64_t begin, int64_t end) { FloatArray<F>::Run(f_, in + begin, out + begin, end - begin); });
         return;
       }
     }

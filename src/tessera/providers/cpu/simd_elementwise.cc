@@ -47,11 +47,11 @@ HWY_INLINE V Reciprocal(D d, V den) {
   return q * hn::NegMulAdd(den, q, hn::Set(d, 2.f));
 }
 
-// x / (1 + exp(-x)), with -x clamped to [-87, 87] (beyond, the result is x
-// or 0 to float precision).
+// x / (1 + exp(-ax)) for ax = alpha * x, with -ax clamped to [-87, 87]
+// (beyond, the result is x or 0 to float precision).
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V Silu(D d, V x) {
-  const V t = hn::Min(hn::Max(hn::Neg(x), hn::Set(d, -87.f)), hn::Set(d, 87.f));
+HWY_INLINE V Swish(D d, V x, V ax) {
+  const V t = hn::Min(hn::Max(hn::Neg(ax), hn::Set(d, -87.f)), hn::Set(d, 87.f));
   return x * Reciprocal(d, ExpClamped(d, t) + hn::Set(d, 1.f));
 }
 
@@ -123,7 +123,10 @@ HWY_INLINE void MapArray(const float* x, float* y, int64_t n, F f) {
 }
 
 void SiluArray(const float* x, float* y, int64_t n) {
-  MapArray(x, y, n, [](auto d, auto v) { return Silu(d, v); });
+  MapArray(x, y, n, [](auto d, auto v) { return Swish(d, v, v); });
+}
+void SwishArray(const float* x, float* y, int64_t n, float alpha) {
+  MapArray(x, y, n, [alpha](auto d, auto v) { return Swish(d, v, v * hn::Set(d, alpha)); });
 }
 void SigmoidArray(const float* x, float* y, int64_t n) {
   MapArray(x, y, n, [](auto d, auto v) { return Sigmoid(d, v); });
@@ -196,6 +199,7 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace elementwise_detail {
 HWY_EXPORT(SiluArray);
+HWY_EXPORT(SwishArray);
 HWY_EXPORT(SigmoidArray);
 HWY_EXPORT(TanhArray);
 HWY_EXPORT(ScaleShiftRows);
@@ -205,6 +209,10 @@ HWY_EXPORT(ShuffleChannels);
 
 void SiluF32(const float* x, float* y, int64_t n) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SiluArray)(x, y, n);
+}
+
+void SwishF32(const float* x, float* y, int64_t n, float alpha) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SwishArray)(x, y, n, alpha);
 }
 
 void SigmoidF32(const float* x, float* y, int64_t n) {
