@@ -77,6 +77,27 @@ TEST(SwishSimdTest, MatchesExactOnEveryTargetForAnyAlpha) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+TEST(AddRowsSimdTest, ColumnSumsOnEveryTarget) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (int64_t n : {1, 7, 16, 33, 96}) {
+      for (int64_t rows : {0, 1, 5}) {
+        std::vector<float> x(static_cast<size_t>(rows * n)), acc(static_cast<size_t>(n));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i % 13) - 1.0f;
+        for (size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<float>(i);
+        AddRowsF32(x.data(), rows, n, acc.data());
+        for (int64_t i = 0; i < n; ++i) {
+          float want = static_cast<float>(i);
+          for (int64_t r = 0; r < rows; ++r) want += x[static_cast<size_t>(r * n + i)];
+          EXPECT_FLOAT_EQ(acc[static_cast<size_t>(i)], want) << "n " << n << " rows " << rows << " column " << i;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);

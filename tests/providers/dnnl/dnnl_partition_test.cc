@@ -279,6 +279,88 @@ TEST(DnnlPartition, ConcatOfMixedLayoutsIsOneStepWithoutReorders) {
   EXPECT_EQ(input_to_blocked, 1);
 }
 
+// Squeeze-and-excitation on two images: x * sigmoid(conv(gap(x))) per
+// image and channel, then a 1x1 convolution.
+Model SqueezeExcite() {
+  Node s1 = MakeNode("s1", "Conv", {"g", "ws1", "bs1"}, {"h"});
+  Node s2 = MakeNode("s2", "Conv", {"r", "ws2", "bs2"}, {"e"});
+  Node out = MakeNode("out", "Conv", {"m", "wo", "bo"}, {"y"});
+  Model m = MakeModel({Conv("c", "x", "w", "b", "f"), MakeNode("gap", "GlobalAveragePool", {"f"}, {"g"}), s1,
+                       MakeNode("relu", "Relu", {"h"}, {"r"}), s2, MakeNode("sig", "Sigmoid", {"e"}, {"se"}),
+                       MakeNode("scale", "Mul", {"f", "se"}, {"m"}), out},
+                      {TensorInfo("x", DataType::kFloat, {2, 8, 11, 9})},
+                      {TensorInfo("y", DataType::kFloat, {2, 8, 11, 9})});
+  auto& init = m.graph->initializers;
+  init["w"] = Seeded({24, 8, 3, 3}, 1, 0.5f);
+  init["b"] = Seeded({24}, 2);
+  init["ws1"] = Seeded({6, 24, 1, 1}, 3, 0.5f);
+  init["bs1"] = Seeded({6}, 4);
+  init["ws2"] = Seeded({24, 6, 1, 1}, 5, 0.5f);
+  init["bs2"] = Seeded({24}, 6);
+  init["wo"] = Seeded({8, 24, 1, 1}, 7, 0.5f);
+  init["bo"] = Seeded({8}, 8);
+  return m;
+}
+
+TEST(DnnlPartition, SqueezeExciteScaleRunsAsOneStepPerImage) {
+  for (int threads : {1, 2}) ExpectMatchesCpu(SqueezeExcite, Seeded({2, 8, 11, 9}, 9, 2.0f), threads, true);
+  Model m = SqueezeExcite();
+  dnnl_ep::Plan plan = CompileBlock(m);
+  bool channels_last = false;
+  int host_scale = 0;
+  for (const auto& step : plan.steps) {
+    if (step.label.find("'c'") != std::string::npos)
+      for (const auto& [arg, v] : step.args)
+        if (arg == DNNL_ARG_DST) {
+          const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
+          channels_last = b.inner_nblks == 0 && b.strides[1] == 1;
+        }
+    if (step.label.find("'scale'") != std::string::npos) host_scale += static_cast<bool>(step.host);
+  }
+  if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolution";
+  EXPECT_EQ(host_scale, 1);
+}
+
+// EfficientNet's block tail on two images: a convolution with SiLU whose
+// result feeds both the squeeze-and-excitation pool (also an output) and
+// its scaling. 24
+// channels x 29 x 31 pixels: more than one host chunk per image, the chunk
+// boundary inside a pixel's channels.
+Model SiluSqueezeExcite() {
+  Model m = SqueezeExcite();
+  auto& nodes = m.graph->nodes;
+  nodes[0].outputs[0] = "c0";
+  nodes.insert(nodes.begin() + 1, MakeNode("sig0", "Sigmoid", {"c0"}, {"g0"}));
+  nodes.insert(nodes.begin() + 2, MakeNode("mul0", "Mul", {"c0", "g0"}, {"f"}));
+  m.graph->inputs[0] = TensorInfo("x", DataType::kFloat, {2, 8, 29, 31});
+  m.graph->outputs[0] = TensorInfo("y", DataType::kFloat, {2, 8, 29, 31});
+  // The pool's means as an output too: the scaling hides small errors in them.
+  m.graph->outputs.push_back(TensorInfo("g", DataType::kFloat, {2, 24, 1, 1}));
+  return m;
+}
+
+TEST(DnnlPartition, SiluAndSqueezeExcitePoolAreOneStep) {
+  for (int threads : {1, 2}) ExpectMatchesCpu(SiluSqueezeExcite, Seeded({2, 8, 29, 31}, 9, 2.0f), threads, true);
+  Model m = SiluSqueezeExcite();
+  dnnl_ep::Plan plan = CompileBlock(m);
+  int fused = 0, pools = 0;
+  for (const auto& step : plan.steps) {
+    fused += step.label.find("(SiLU) + 'gap'") != std::string::npos && static_cast<bool>(step.host);
+    pools += step.label.rfind("'gap'", 0) == 0;
+  }
+  bool channels_last = false;
+  for (const auto& step : plan.steps)
+    if (step.label.rfind("'c'", 0) == 0)
+      for (const auto& [arg, v] : step.args)
+        if (arg == DNNL_ARG_DST) {
+          const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
+          channels_last = b.inner_nblks == 0 && b.strides[1] == 1;
+        }
+  if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolution";
+  EXPECT_EQ(fused, 1);
+  EXPECT_EQ(pools, 0);
+}
+
 // A 3x3 stride-1 convolution (+ Relu) and a 3x3 stride-2 one after it.
 Model ThreeByThreeConvs() {
   Model m = MakeModel({Conv("conv1", "x", "w1", "b1", "c1"), MakeNode("relu", "Relu", {"c1"}, {"r"}),

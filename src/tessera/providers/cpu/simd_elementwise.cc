@@ -180,15 +180,29 @@ void ScaleShiftRows(const float* x, int64_t x_stride, const float* scale, const 
     float* yr = y + r * y_stride;
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
-      auto v = hn::MulAdd(hn::LoadU(d, xr + i), hn::LoadU(d, scale + i), hn::LoadU(d, shift + i));
+      auto v = hn::LoadU(d, xr + i) * hn::LoadU(d, scale + i);
+      if (shift != nullptr) v = v + hn::LoadU(d, shift + i);
       if (relu) v = hn::IfThenElse(v > zero, v, zero);
       hn::StoreU(v, d, yr + i);
     }
     for (; i < n; ++i) {
-      const float v = xr[i] * scale[i] + shift[i];
+      const float v = xr[i] * scale[i] + (shift != nullptr ? shift[i] : 0.f);
       yr[i] = relu ? (v > 0.f ? v : 0.f) : v;
     }
   }
+}
+
+void AddRows(const float* x, int64_t rows, int64_t n, float* acc) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto sum = hn::LoadU(d, acc + i);
+    for (int64_t r = 0; r < rows; ++r) sum = sum + hn::LoadU(d, x + r * n + i);
+    hn::StoreU(sum, d, acc + i);
+  }
+  for (; i < n; ++i)
+    for (int64_t r = 0; r < rows; ++r) acc[i] += x[r * n + i];
 }
 
 }  // namespace HWY_NAMESPACE
@@ -205,7 +219,12 @@ HWY_EXPORT(TanhArray);
 HWY_EXPORT(ScaleShiftRows);
 HWY_EXPORT(ErfArray);
 HWY_EXPORT(ShuffleChannels);
+HWY_EXPORT(AddRows);
 }  // namespace elementwise_detail
+
+void AddRowsF32(const float* x, int64_t rows, int64_t n, float* acc) {
+  if (rows > 0 && n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::AddRows)(x, rows, n, acc);
+}
 
 void SiluF32(const float* x, float* y, int64_t n) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SiluArray)(x, y, n);

@@ -26,12 +26,17 @@ void TanhF32(const float* x, float* y, int64_t n);
 // error below 2e-7, relative below 3e-7 (NaN stays NaN, +-inf gives +-1).
 void ErfF32(const float* x, float* y, int64_t n);
 
-// For each of `rows` rows of n values: y[i] = x[i] * scale[i] + shift[i],
-// then max(., 0) when relu (NaN becomes 0). Rows start x_stride and
-// y_stride floats apart, so a row can be a channel slice of a wider
-// channels-last tensor. x and y may be the same array.
+// For each of `rows` rows of n values: y[i] = x[i] * scale[i] + shift[i]
+// (x[i] * scale[i] alone when shift is null), then max(., 0) when relu
+// (NaN becomes 0). Rows start x_stride and y_stride floats apart, so a row
+// can be a channel slice of a wider channels-last tensor. x and y may be
+// the same array.
 void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,
                        int64_t y_stride, int64_t rows, int64_t n, bool relu);
+
+// acc[i] += x[r * n + i] summed over r < rows, for i < n (column sums of a
+// row-major [rows, n] block: channel sums of channels-last pixels).
+void AddRowsF32(const float* x, int64_t rows, int64_t n, float* acc);
 
 // ShuffleNet's channel shuffle of two channels-last tensors a and b (`half`
 // channels each, `pixels` pixels): pixel p's interleaved row is a[p][0],

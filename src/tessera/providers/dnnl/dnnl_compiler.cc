@@ -45,10 +45,10 @@ HostStep ElementwiseHostStep(void (*kernel)(const float* x, float* y, int64_t n)
     const int64_t n = static_cast<int64_t>(src.get_desc().get_size() / sizeof(float));
     const float* x = static_cast<const float*>(src.get_data_handle());
     float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
-    constexpr int64_t kChunk = 16384;
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    const int64_t chunks = (n + kHostChunk - 1) / kHostChunk;
     TESSERA_HOST_PARALLEL_FOR(chunks > 1)
-    for (int64_t k = 0; k < chunks; ++k) kernel(x + k * kChunk, y + k * kChunk, std::min(kChunk, n - k * kChunk));
+    for (int64_t k = 0; k < chunks; ++k)
+      kernel(x + k * kHostChunk, y + k * kHostChunk, std::min(kHostChunk, n - k * kHostChunk));
   };
 }
 

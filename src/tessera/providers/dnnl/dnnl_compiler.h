@@ -49,6 +49,11 @@ struct PlanValue {
 #define TESSERA_HOST_PARALLEL_FOR(cond) TESSERA_PRAGMA(omp parallel for schedule(static) if (cond))
 #endif
 
+// Floats per iteration of the elementwise host steps' parallel loops. Steps
+// that reread what another wrote split alike, so that at 2 threads each
+// thread reads what it wrote itself (the other core's half costs 2-3x).
+constexpr int64_t kHostChunk = 16384;
+
 // A step computed by our own code instead of a primitive (on CPU memory).
 using HostStep = std::function<void(const std::unordered_map<int, dnnl::memory>& args)>;
 

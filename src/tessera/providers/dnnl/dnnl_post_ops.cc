@@ -300,10 +300,78 @@ PostOpChain AbsorbPostOps(Compiler& c, const std::string& output, bool allow_sum
   return chain;
 }
 
+namespace {
+
+// When a GlobalAveragePool reads the SiLU's result `name` (channels-last,
+// 4-D): one step computing the SiLU in place and the pool's channel means
+// from the values as they are written, absorbing the pool (squeeze-and-
+// excitation, efficientnet_b0). The pool's own pass reread every value,
+// and at 2 threads it left each line shared by both cores, so the in-place
+// scaling after it paid a cross-core invalidation per line.
+bool EmitSiluWithChannelMeans(Compiler& c, const std::string& name, int value, int out, const std::string& label) {
+  const Desc desc = c.DescOf(value);
+  if (!IsChannelsLastDense(desc)) return false;
+  const Node* gap = nullptr;
+  for (const Node* n : c.Consumers(name))
+    if (IsOnnxOp(*n, "GlobalAveragePool") && n->inputs.size() == 1 && n->outputs.size() == 1) gap = n;
+  if (gap == nullptr) return false;
+  const Dims dims = desc.dims();
+  const int64_t images = dims[0], channels = dims[1], pixels = dims[2] * dims[3];
+  const int64_t per_image = pixels * channels, chunks_per_image = (per_image + kHostChunk - 1) / kHostChunk;
+  if (pixels == 0) return false;
+  c.Absorb(*gap);
+  const int partial = c.Temp(PlainDesc({images * chunks_per_image, channels}));
+  const int means = c.Define(gap->outputs[0], DenseLike(desc, {images, channels, 1, 1}));
+  c.EmitHost(
+      [images, channels, pixels, per_image, chunks_per_image](const std::unordered_map<int, dnnl::memory>& a) {
+        float* y = static_cast<float*>(a.at(DNNL_ARG_DST).get_data_handle());
+        const float* x = static_cast<const float*>(a.at(DNNL_ARG_SRC).get_data_handle());
+        float* sums = static_cast<float*>(a.at(DNNL_ARG_WORKSPACE).get_data_handle());
+        float* mean = static_cast<float*>(a.at(DNNL_ARG_DST_1).get_data_handle());
+        const int64_t chunks = images * chunks_per_image;
+        TESSERA_HOST_PARALLEL_FOR(chunks > 1)
+        for (int64_t k = 0; k < chunks; ++k) {
+          const int64_t base = (k / chunks_per_image) * per_image;
+          const int64_t begin = base + (k % chunks_per_image) * kHostChunk;
+          const int64_t end = std::min(base + per_image, begin + kHostChunk);
+          // [begin, end): a partial first row, whole rows (in blocks that stay
+          // in L1 between the SiLU and the sums), a partial last row.
+          float* acc = sums + k * channels;
+          std::fill(acc, acc + channels, 0.f);
+          int64_t i = begin;
+          const int64_t head = std::min(end, begin + (channels - (begin - base) % channels) % channels);
+          cpu::SiluF32(x + i, y + i, head - i);
+          for (; i < head; ++i) acc[(i - base) % channels] += y[i];
+          const int64_t block = std::max<int64_t>(1, 2048 / channels);
+          for (int64_t rows = (end - i) / channels; rows > 0;) {
+            const int64_t r = std::min(block, rows);
+            cpu::SiluF32(x + i, y + i, r * channels);
+            cpu::AddRowsF32(y + i, r, channels, acc);
+            i += r * channels;
+            rows -= r;
+          }
+          cpu::SiluF32(x + i, y + i, end - i);
+          for (; i < end; ++i) acc[(i - base) % channels] += y[i];
+        }
+        for (int64_t image = 0; image < images; ++image)
+          for (int64_t ch = 0; ch < channels; ++ch) {
+            double s = 0;
+            for (int64_t k = 0; k < chunks_per_image; ++k) s += sums[(image * chunks_per_image + k) * channels + ch];
+            mean[image * channels + ch] = static_cast<float>(s / static_cast<double>(pixels));
+          }
+      },
+      {{DNNL_ARG_SRC, value}, {DNNL_ARG_DST, out}, {DNNL_ARG_WORKSPACE, partial}, {DNNL_ARG_DST_1, means}},
+      label + " (SiLU) + " + gap->Label());
+  return true;
+}
+
+}  // namespace
+
 void EmitTrailingSilu(Compiler& c, const PostOpChain& chain, int value, const std::string& label) {
   if (chain.silu_output.empty()) return;
   // In place: the SiLU's Sigmoid and Mul were the value's only readers.
   int out = c.Alias(chain.silu_output, value, c.DescOf(value));
+  if (EmitSiluWithChannelMeans(c, chain.silu_output, value, out, label)) return;
   c.EmitHost(ElementwiseHostStep(cpu::SiluF32), {{DNNL_ARG_SRC, value}, {DNNL_ARG_DST, out}}, label + " (SiLU)");
 }
 
