@@ -98,6 +98,31 @@ TEST(AddRowsSimdTest, ColumnSumsOnEveryTarget) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+TEST(MatVecSimdTest, MatchesDoubleOnEveryTarget) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (int64_t rows : {1, 3, 4, 9}) {
+      for (int64_t k : {1, 15, 16, 37}) {
+        std::vector<float> w(static_cast<size_t>(rows * k)), x(static_cast<size_t>(k)), bias(static_cast<size_t>(rows));
+        for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(static_cast<int>(i % 17) - 8);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = 0.3f * static_cast<float>(static_cast<int>(i % 5) - 2);
+        for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i) - 1.5f;
+        for (const float* b : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+          std::vector<float> y(static_cast<size_t>(rows), -7.f);
+          MatVecF32(w.data(), x.data(), rows, k, b, y.data());
+          for (int64_t j = 0; j < rows; ++j) {
+            double want = b != nullptr ? b[j] : 0.0;
+            for (int64_t i = 0; i < k; ++i) want += static_cast<double>(w[static_cast<size_t>(j * k + i)]) * x[static_cast<size_t>(i)];
+            EXPECT_NEAR(y[static_cast<size_t>(j)], want, 1e-5) << "rows " << rows << " k " << k << " row " << j;
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);

@@ -192,6 +192,38 @@ void ScaleShiftRows(const float* x, int64_t x_stride, const float* scale, const 
   }
 }
 
+void MatVec(const float* w, const float* x, int64_t rows, int64_t k, const float* bias, float* y) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t j = 0;
+  // Four rows at a time: four independent sums, x loaded once for them.
+  for (; j + 4 <= rows; j += 4) {
+    const float* w0 = w + j * k;
+    auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
+    int64_t i = 0;
+    for (; i + lanes <= k; i += lanes) {
+      const auto xv = hn::LoadU(d, x + i);
+      s0 = hn::MulAdd(hn::LoadU(d, w0 + i), xv, s0);
+      s1 = hn::MulAdd(hn::LoadU(d, w0 + k + i), xv, s1);
+      s2 = hn::MulAdd(hn::LoadU(d, w0 + 2 * k + i), xv, s2);
+      s3 = hn::MulAdd(hn::LoadU(d, w0 + 3 * k + i), xv, s3);
+    }
+    float t[4] = {hn::GetLane(hn::SumOfLanes(d, s0)), hn::GetLane(hn::SumOfLanes(d, s1)), hn::GetLane(hn::SumOfLanes(d, s2)), hn::GetLane(hn::SumOfLanes(d, s3))};
+    for (; i < k; ++i)
+      for (int64_t r = 0; r < 4; ++r) t[r] += w0[r * k + i] * x[i];
+    for (int64_t r = 0; r < 4; ++r) y[j + r] = t[r] + (bias != nullptr ? bias[j + r] : 0.f);
+  }
+  for (; j < rows; ++j) {
+    const float* wj = w + j * k;
+    auto s = hn::Zero(d);
+    int64_t i = 0;
+    for (; i + lanes <= k; i += lanes) s = hn::MulAdd(hn::LoadU(d, wj + i), hn::LoadU(d, x + i), s);
+    float t = hn::GetLane(hn::SumOfLanes(d, s));
+    for (; i < k; ++i) t += wj[i] * x[i];
+    y[j] = t + (bias != nullptr ? bias[j] : 0.f);
+  }
+}
+
 void AddRows(const float* x, int64_t rows, int64_t n, float* acc) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -220,7 +252,12 @@ HWY_EXPORT(ScaleShiftRows);
 HWY_EXPORT(ErfArray);
 HWY_EXPORT(ShuffleChannels);
 HWY_EXPORT(AddRows);
+HWY_EXPORT(MatVec);
 }  // namespace elementwise_detail
+
+void MatVecF32(const float* w, const float* x, int64_t rows, int64_t k, const float* bias, float* y) {
+  if (rows > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::MatVec)(w, x, rows, k, bias, y);
+}
 
 void AddRowsF32(const float* x, int64_t rows, int64_t n, float* acc) {
   if (rows > 0 && n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::AddRows)(x, rows, n, acc);

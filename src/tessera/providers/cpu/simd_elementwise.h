@@ -38,6 +38,10 @@ void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, con
 // row-major [rows, n] block: channel sums of channels-last pixels).
 void AddRowsF32(const float* x, int64_t rows, int64_t n, float* acc);
 
+// y[j] = bias[j] + sum_i w[j * k + i] * x[i] for j < rows (bias may be
+// null): a matrix-vector product over a row-major [rows, k] matrix.
+void MatVecF32(const float* w, const float* x, int64_t rows, int64_t k, const float* bias, float* y);
+
 // ShuffleNet's channel shuffle of two channels-last tensors a and b (`half`
 // channels each, `pixels` pixels): pixel p's interleaved row is a[p][0],
 // b[p][0], a[p][1], b[p][1], ... When `second` is null, `first` receives the
