@@ -23,6 +23,11 @@ struct PassContext {
   // so they only rewrite nodes bound for the providers they target. When
   // unset, every node counts as "cpu".
   std::function<std::string(const Node&)> provider_of;
+  // Called before each optimization level runs, with the graph as the
+  // previous levels left it: the session re-infers the types provider_of
+  // consults there (basic-level folding often makes shapes static that were
+  // not as loaded, and providers decline nodes of unknown shape).
+  std::function<void(const Graph&)> on_level_start;
   // Folded constants larger than this stay unfolded (bytes).
   size_t max_folded_bytes = size_t{64} << 20;
   const Logger* logger = nullptr;

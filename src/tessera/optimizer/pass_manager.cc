@@ -157,6 +157,7 @@ OptimizerReport PassManager::Run(Model& model, const OptimizerOptions& options, 
               options.disabled_passes.end())
         selected.push_back(p.get());
     if (selected.empty()) continue;
+    if (ctx.on_level_start && level != OptimizationLevel::kBasic) ctx.on_level_start(*model.graph);
     LevelStats stats;
     stats.level = level;
     stats.start = Clock::now();

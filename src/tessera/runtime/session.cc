@@ -117,6 +117,14 @@ OptimizerReport Session::OptimizeModel(Model& model, const SessionOptions& optio
       if (p->Capability(NodeQuery{node, opset, types.get()}).claimed()) return p->name();
     return "";
   };
+  // vit_b_16's LayerNormalizations read a value whose shape comes from
+  // Shape/Concat/Expand as loaded: unknown to oneDNN until basic folding
+  // made it static, so the CPU-only SkipLayerNormFusion took all 25 and split
+  // the model into 51 partitions.
+  if (types)
+    ctx.on_level_start = [types, &model](const Graph& graph) {
+      *types = InferGraphTypes(graph, [&model](const std::string& d) { return model.OpsetFor(d); });
+    };
   ctx.logger = &logger;
   static const PassManager manager;
   return manager.Run(model, opts, std::move(ctx), logger);

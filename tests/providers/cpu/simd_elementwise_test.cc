@@ -123,6 +123,34 @@ TEST(MatVecSimdTest, MatchesDoubleOnEveryTarget) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+TEST(MaskedFillSimdTest, KeepsOrFillsOnEveryTarget) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (int64_t n : {1, 15, 16, 37}) {
+      std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n), 0.f);
+      std::vector<uint8_t> keep(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        x[static_cast<size_t>(i)] = i % 5 == 0 ? inf : (i % 7 == 0 ? std::nanf("") : static_cast<float>(i));
+        keep[static_cast<size_t>(i)] = static_cast<uint8_t>(i % 3 == 0 ? 0 : i % 3);  // 0, 1, 2: any nonzero keeps
+      }
+      MaskedFillF32(x.data(), keep.data(), -1e4f, y.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t k = static_cast<size_t>(i);
+        if (keep[k] == 0) {
+          EXPECT_EQ(y[k], -1e4f) << i;
+        } else if (std::isnan(x[k])) {
+          EXPECT_TRUE(std::isnan(y[k])) << i;
+        } else {
+          EXPECT_EQ(y[k], x[k]) << i;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);

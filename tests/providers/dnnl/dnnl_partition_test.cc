@@ -384,6 +384,47 @@ TEST(DnnlPartition, SiluAndSqueezeExcitePoolAreOneStep) {
   EXPECT_EQ(pools, 0);
 }
 
+// Split of a convolution's result along channels and along the width, in
+// uneven pieces: windows of its layout copied out.
+TEST(DnnlPartition, SplitCopiesWindowsOfTheProducersLayout) {
+  for (int64_t axis : {1, 3}) {
+    SCOPED_TRACE(axis);
+    auto build = [axis] {
+      Node split = MakeNode("split", "Split", {"c", "sizes"}, {"y0", "y1"});
+      split.attributes = {IntAttr("axis", axis)};
+      std::vector<int64_t> y0 = {1, 16, 6, 9}, y1 = y0;
+      y0[static_cast<size_t>(axis)] = axis == 1 ? 5 : 4;
+      y1[static_cast<size_t>(axis)] = axis == 1 ? 11 : 5;
+      Model m = MakeModel({Conv("conv", "x", "w", "b", "c"), split}, {TensorInfo("x", DataType::kFloat, {1, 8, 6, 9})},
+                          {TensorInfo("y0", DataType::kFloat, y0), TensorInfo("y1", DataType::kFloat, y1)});
+      m.graph->initializers["w"] = Seeded({16, 8, 3, 3}, 1, 0.5f);
+      m.graph->initializers["b"] = Seeded({16}, 2);
+      m.graph->initializers["sizes"] = Tensor::FromVector<int64_t>({y0[static_cast<size_t>(axis)], y1[static_cast<size_t>(axis)]}, {2});
+      return m;
+    };
+    for (int threads : {1, 2}) ExpectMatchesCpu(build, Seeded({1, 8, 6, 9}, 3, 2.0f), threads, true);
+  }
+}
+
+// Where with a constant mask repeated over the leading axes and a constant
+// fill, the data on either side (GPT-2's causal mask, both ways round).
+TEST(DnnlPartition, AttentionMaskWhereRunsOnTheHost) {
+  for (bool data_first : {true, false}) {
+    SCOPED_TRACE(data_first);
+    auto build = [data_first] {
+      Node where = MakeNode("where", "Where", {"mask", data_first ? "e" : "fill", data_first ? "fill" : "e"}, {"y"});
+      Model m = MakeModel({MakeNode("exp", "Exp", {"x"}, {"e"}), where},
+                          {TensorInfo("x", DataType::kFloat, {2, 3, 5, 7})}, {TensorInfo("y", DataType::kFloat, {2, 3, 5, 7})});
+      std::vector<bool> mask;
+      for (int i = 0; i < 35; ++i) mask.push_back((i * 7) % 3 != 0);
+      m.graph->initializers["mask"] = Tensor::FromVector<bool>(mask, {1, 5, 7});
+      m.graph->initializers["fill"] = Scalar(-1e4f);
+      return m;
+    };
+    ExpectMatchesCpu(build, Seeded({2, 3, 5, 7}, 4, 2.0f), 1, true);
+  }
+}
+
 // A 3x3 stride-1 convolution (+ Relu) and a 3x3 stride-2 one after it.
 Model ThreeByThreeConvs() {
   Model m = MakeModel({Conv("conv1", "x", "w1", "b1", "c1"), MakeNode("relu", "Relu", {"c1"}, {"r"}),

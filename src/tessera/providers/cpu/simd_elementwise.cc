@@ -224,6 +224,20 @@ void MatVec(const float* w, const float* x, int64_t rows, int64_t k, const float
   }
 }
 
+void MaskedFill(const float* x, const uint8_t* keep, float fill, float* y, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> du8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto fv = hn::Set(d, fill);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto k = hn::PromoteTo(di, hn::LoadU(du8, keep + i));
+    hn::StoreU(hn::IfThenElse(hn::RebindMask(d, k != hn::Zero(di)), hn::LoadU(d, x + i), fv), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = keep[i] != 0 ? x[i] : fill;
+}
+
 void AddRows(const float* x, int64_t rows, int64_t n, float* acc) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -253,7 +267,12 @@ HWY_EXPORT(ErfArray);
 HWY_EXPORT(ShuffleChannels);
 HWY_EXPORT(AddRows);
 HWY_EXPORT(MatVec);
+HWY_EXPORT(MaskedFill);
 }  // namespace elementwise_detail
+
+void MaskedFillF32(const float* x, const uint8_t* keep, float fill, float* y, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::MaskedFill)(x, keep, fill, y, n);
+}
 
 void MatVecF32(const float* w, const float* x, int64_t rows, int64_t k, const float* bias, float* y) {
   if (rows > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::MatVec)(w, x, rows, k, bias, y);

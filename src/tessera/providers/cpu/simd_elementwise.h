@@ -42,6 +42,10 @@ void AddRowsF32(const float* x, int64_t rows, int64_t n, float* acc);
 // null): a matrix-vector product over a row-major [rows, k] matrix.
 void MatVecF32(const float* w, const float* x, int64_t rows, int64_t k, const float* bias, float* y);
 
+// y[i] = keep[i] ? x[i] : fill for i < n (keep: 0 or not); x and y may be
+// the same array.
+void MaskedFillF32(const float* x, const uint8_t* keep, float fill, float* y, int64_t n);
+
 // ShuffleNet's channel shuffle of two channels-last tensors a and b (`half`
 // channels each, `pixels` pixels): pixel p's interleaved row is a[p][0],
 // b[p][0], a[p][1], b[p][1], ... When `second` is null, `first` receives the

@@ -1,6 +1,8 @@
-// Unary activations (oneDNN eltwise, in place when the input dies here) and
+// Unary activations (oneDNN eltwise, in place when the input dies here),
 // broadcasting binary arithmetic (oneDNN binary, with the activations that
-// follow as post-ops). Both work on whatever layout their input is in.
+// follow as post-ops), both on whatever layout their input is in; and host
+// steps where ours beat oneDNN's: Erf, squeeze-and-excitation's channel
+// scaling, attention-mask Where.
 #include <algorithm>
 
 #include "tessera/providers/cpu/simd_elementwise.h"
@@ -173,6 +175,73 @@ void LowerErf(Compiler& c, const Node& n) {
 
 std::string CheckErf(const NodeQuery&) { return ""; }
 
+// Where(cond, X, Y) as attention masks use it (GPT-2's causal mask): cond a
+// constant that repeats over the output's leading axes, one of X and Y the
+// data (the output's shape), the other a constant single value. Returns
+// the trailing element count cond covers, or 0 with *why set.
+int64_t MaskExtent(const NodeQuery& q, std::string* why) {
+  const Tensor* cond = q.constant_input(0);
+  if (cond == nullptr || cond->dtype() != DataType::kBool) return *why = "condition not a constant bool tensor", 0;
+  const Tensor* x = q.constant_input(1);
+  const Tensor* y = q.constant_input(2);
+  if ((x == nullptr) == (y == nullptr)) return *why = "not one data operand and one constant", 0;
+  const Tensor* fill = x != nullptr ? x : y;
+  if (fill->dtype() != DataType::kFloat || fill->numel() != 1) return *why = "the constant operand is not one float", 0;
+  auto out = *q.output_type(0)->StaticShape();
+  auto data = *q.input_type(x != nullptr ? 2 : 1)->StaticShape();
+  if (data != out) return *why = "the data operand broadcasts", 0;
+  std::vector<int64_t> c = cond->shape();
+  if (c.size() > out.size()) return *why = "condition of higher rank", 0;
+  c.insert(c.begin(), out.size() - c.size(), 1);
+  // cond = [1, ..., 1, out[k], ..., out[r-1]] for some k.
+  size_t k = out.size();
+  while (k > 0 && c[k - 1] == out[k - 1]) --k;
+  for (size_t i = 0; i < k; ++i)
+    if (c[i] != 1) return *why = "condition broadcasts other than over leading axes", 0;
+  int64_t inner = 1;
+  for (size_t i = k; i < out.size(); ++i) inner *= out[i];
+  return std::max<int64_t>(inner, 1);
+}
+
+std::string CheckWhere(const NodeQuery& q) {
+  std::string why;
+  return MaskExtent(q, &why) > 0 ? "" : why;
+}
+
+void LowerWhere(Compiler& c, const Node& n) {
+  const Tensor* x_const = c.ConstantOf(n.inputs[1]);
+  const std::string& data = n.inputs[x_const != nullptr ? 2 : 1];
+  const float fill = (x_const != nullptr ? *x_const : *c.ConstantOf(n.inputs[2])).data<float>()[0];
+  const bool fill_when_true = x_const != nullptr;
+  const Tensor& cond = *c.ConstantOf(n.inputs[0]);
+  // keep[j]: whether the data passes through at position j of the mask.
+  auto keep = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(cond.numel()));
+  for (int64_t i = 0; i < cond.numel(); ++i) (*keep)[static_cast<size_t>(i)] = cond.data<bool>()[i] != fill_when_true;
+  const int64_t inner = static_cast<int64_t>(keep->size());
+  const bool dies = c.DiesHere(data);
+  const int src = c.AsPlain(c.Use(data));
+  const Desc desc = c.DescOf(src);
+  const int dst = dies ? c.Alias(n.outputs[0], src, desc) : c.Define(n.outputs[0], desc);
+  c.EmitHost(
+      [keep, inner, fill](const std::unordered_map<int, dnnl::memory>& a) {
+        const float* x = static_cast<const float*>(a.at(DNNL_ARG_SRC).get_data_handle());
+        float* y = static_cast<float*>(a.at(DNNL_ARG_DST).get_data_handle());
+        const int64_t total = static_cast<int64_t>(a.at(DNNL_ARG_SRC).get_desc().get_size() / sizeof(float));
+        const int64_t chunks = (total + kHostChunk - 1) / kHostChunk;
+        TESSERA_HOST_PARALLEL_FOR(chunks > 1)
+        for (int64_t k = 0; k < chunks; ++k) {
+          const int64_t end = std::min(total, (k + 1) * kHostChunk);
+          // Runs of the mask: from i to the mask's end or the chunk's.
+          for (int64_t i = k * kHostChunk; i < end;) {
+            const int64_t j = i % inner, len = std::min(inner - j, end - i);
+            cpu::MaskedFillF32(x + i, keep->data() + j, fill, y + i, len);
+            i += len;
+          }
+        }
+      },
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label());
+}
+
 }  // namespace
 
 std::vector<DnnlRow> EltwiseRows() {
@@ -189,6 +258,7 @@ std::vector<DnnlRow> EltwiseRows() {
   unary("Gelu", 20);
   unary("Clip", 6, {1, 2});
   rows.push_back(Row("ai.onnx", "Erf", 9, kMaxOnnxOpset, {}, CheckErf, LowerErf));
+  rows.push_back(Row("ai.onnx", "Where", 9, kMaxOnnxOpset, {0}, CheckWhere, LowerWhere));
   // Opsets before 7 broadcast with `axis`/`broadcast` attributes instead.
   for (const char* op : {"Add", "Sub", "Mul", "Div"})
     rows.push_back(Row("ai.onnx", op, 7, kMaxOnnxOpset, {}, CheckBinary, LowerBinary));

@@ -1,6 +1,7 @@
 // Data movement: views (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
 // inference Dropout) cost nothing on a plain value and one reorder to plain
-// otherwise; Transpose is a reorder into permuted strides; Concat is
+// otherwise; Transpose is a reorder into permuted strides; Slice and Split
+// copy windows out; Concat is
 // oneDNN's concat in the producers' layout, or one host pass when the
 // inputs' layouts differ or a BatchNormalization or a channel shuffle
 // follows (dnnl_concat_norm.h, dnnl_channel_shuffle.h).
@@ -232,6 +233,80 @@ void LowerSlice(Compiler& c, const Node& n) {
   c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, dst}}, n.Label());
 }
 
+// The piece sizes ONNX's rules give for this Split, or "" in *why: the
+// split sizes (attribute before opset 13, a constant input from 13), else
+// num_outputs (opset 18: ceil-sized pieces, the last smaller), else equal
+// pieces, which must divide the axis.
+std::vector<int64_t> SplitSizes(const NodeQuery& q, int64_t extent, std::string* why) {
+  KernelInfo info(q.node, q.opset);
+  const int64_t outputs = static_cast<int64_t>(q.node.outputs.size());
+  std::vector<int64_t> sizes;
+  if (q.opset < 13 && info.has_attr("split")) {
+    sizes = info.attr_ints("split");
+  } else if (q.opset >= 13 && q.node.inputs.size() > 1 && !q.node.inputs[1].empty()) {
+    const Tensor* t = q.constant_input(1);
+    if (t == nullptr) return *why = "split sizes not constant", sizes;
+    sizes = t->ToInt64Vector();
+  } else if (q.opset >= 18 && info.has_attr("num_outputs")) {
+    const int64_t piece = (extent + outputs - 1) / std::max<int64_t>(outputs, 1);
+    for (int64_t k = 0; k < outputs; ++k) sizes.push_back(std::max<int64_t>(0, std::min(piece, extent - k * piece)));
+  } else {
+    if (outputs == 0 || extent % outputs != 0) return *why = "the axis does not split evenly", sizes;
+    sizes.assign(static_cast<size_t>(outputs), extent / outputs);
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs) *why = "split sizes do not match the outputs";
+  return sizes;
+}
+
+// Split: windows at the offsets the piece sizes give (checked against the
+// static output shapes).
+std::string CheckSplit(const NodeQuery& q) {
+  auto x = *q.input_type(0)->StaticShape();
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t axis = KernelInfo(q.node, q.opset).attr_int("axis", 0);
+  if (axis < -rank || axis >= rank) return "axis out of range";
+  if (axis < 0) axis += rank;
+  std::string why;
+  const std::vector<int64_t> sizes = SplitSizes(q, x[static_cast<size_t>(axis)], &why);
+  if (!why.empty()) return why;
+  int64_t along = 0;
+  for (size_t i = 0; i < q.node.outputs.size(); ++i) {
+    if (q.node.outputs[i].empty()) return "an omitted output";
+    const TypeInfo* t = q.output_type(i);
+    auto s = t != nullptr ? t->StaticShape() : std::nullopt;
+    if (!s) return "output " + std::to_string(i) + " shape not static";
+    if (s->size() != x.size()) return "output ranks differ from the input's";
+    for (int64_t k = 0; k < rank; ++k) {
+      if ((*s)[static_cast<size_t>(k)] <= 0) return "an empty output";
+      if (k != axis && (*s)[static_cast<size_t>(k)] != x[static_cast<size_t>(k)]) return "outputs differ off the axis";
+    }
+    if ((*s)[static_cast<size_t>(axis)] != sizes[i]) return "an output's size disagrees with the split";
+    along += (*s)[static_cast<size_t>(axis)];
+  }
+  if (along != x[static_cast<size_t>(axis)]) return "output sizes along the axis do not add up";
+  return "";
+}
+
+// Each piece a window of the input's own layout (plain or channels-last),
+// copied out densely, as Slice.
+void LowerSplit(Compiler& c, const Node& n) {
+  std::vector<int64_t> xs = c.ShapeOf(n.inputs[0]);
+  int64_t axis = KernelInfo(n, c.OpsetOf(n)).attr_int("axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  int src = c.Use(n.inputs[0]);
+  if (c.DescOf(src).data.format_desc.blocking.inner_nblks != 0) src = c.AsPlain(src);
+  const Desc sd = c.DescOf(src);
+  Dims begin(xs.size(), 0);
+  for (const std::string& name : n.outputs) {
+    const Dims out = ToDims(c.ShapeOf(name));
+    int view = c.Alias("", src, sd.submemory_desc(out, begin));
+    int dst = c.Define(name, DenseLike(sd, out));
+    dnnl::reorder::primitive_desc pd(c.engine(), c.DescOf(view), c.engine(), c.DescOf(dst), c.Attr());
+    c.Emit(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, dst}}, n.Label() + " -> " + name);
+    begin[static_cast<size_t>(axis)] += out[static_cast<size_t>(axis)];
+  }
+}
+
 std::string CheckConcat(const NodeQuery& q) {
   auto y = *q.output_type(0)->StaticShape();
   int64_t rank = static_cast<int64_t>(y.size());
@@ -265,13 +340,13 @@ void LowerConcat(Compiler& c, const Node& n) {
   if (LowerConcatChannelsLast(c, n, axis, srcs)) return;
   // oneDNN's fast concat needs one layout: unless every input is blocked
   // alike, all take the first input's axis order (dense), or plain.
-  auto blocking = [](const Desc& d) {
-    const auto& b = d.data.format_desc.blocking;
-    return std::vector<int64_t>(b.inner_blks, b.inner_blks + b.inner_nblks);
+  auto same_blocks = [](const Desc& x, const Desc& y) {
+    const auto& a = x.data.format_desc.blocking;
+    const auto& b = y.data.format_desc.blocking;
+    return a.inner_nblks == b.inner_nblks && std::equal(a.inner_blks, a.inner_blks + a.inner_nblks, b.inner_blks);
   };
-  bool blocked_alike = !blocking(descs[0]).empty() && std::all_of(descs.begin(), descs.end(), [&](const Desc& d) {
-    return blocking(d) == blocking(descs[0]);
-  });
+  bool blocked_alike = descs[0].data.format_desc.blocking.inner_nblks != 0 &&
+                       std::all_of(descs.begin(), descs.end(), [&](const Desc& d) { return same_blocks(d, descs[0]); });
   if (!blocked_alike) {
     // The axis order of the first unblocked input (channels-last, usually).
     Desc like = PlainDesc(descs[0].dims());
@@ -310,6 +385,7 @@ std::vector<DnnlRow> ShapeRows() {
   add("Transpose", 1, {}, CheckTranspose, LowerTranspose);
   add("Slice", 1, {1, 2, 3, 4}, CheckSlice, LowerSlice);
   add("Concat", 4, {}, CheckConcat, LowerConcat);
+  add("Split", 2, {1}, CheckSplit, LowerSplit);
   return rows;
 }
 
