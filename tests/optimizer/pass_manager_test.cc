@@ -163,6 +163,34 @@ TEST(PassManager, PassesOnlyTouchTheirProvidersNodes) {
   EXPECT_EQ(m.graph->nodes.size(), 2u);
 }
 
+TEST(PassManager, LevelStartHookSeesTheGraphBeforeEachLaterLevel) {
+  // The session re-infers the types its providers decide on there: the
+  // extended level must see what the basic level left.
+  std::vector<std::string> log;
+  PassManager pm(Passes({new FakePass("Basic", OptimizationLevel::kBasic, {}, &log),
+                         new FakePass("Ext", OptimizationLevel::kExtended, {}, &log),
+                         new FakePass("Lay", OptimizationLevel::kLayout, {}, &log)}));
+  Model m = IdentityChain(8);
+  PassContext ctx = CpuContext(m);
+  ctx.on_level_start = [&](const Graph& g) {
+    EXPECT_EQ(&g, m.graph.get());
+    log.push_back("start with " + std::to_string(g.nodes.size()) + " nodes");
+  };
+  pm.Run(m, Validating(OptimizationLevel::kAll), ctx);
+  ASSERT_FALSE(log.empty());
+  EXPECT_EQ(log[0], "Basic@test_graph");
+  auto first = [&](const std::string& prefix) {
+    return static_cast<size_t>(std::find_if(log.begin(), log.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; }) -
+                               log.begin());
+  };
+  ASSERT_LT(first("Ext@"), log.size());
+  ASSERT_LT(first("Lay@"), log.size());
+  // Basic removed every Identity it could before the extended level began.
+  EXPECT_EQ(log[first("Ext@") - 1], "start with 1 nodes");
+  EXPECT_EQ(log[first("Lay@") - 1], "start with 1 nodes");
+  EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& s) { return s.rfind("start", 0) == 0; }), 2);
+}
+
 TEST(PassManager, VisitsSubgraphsWithTheirOuterScope) {
   auto body = std::make_shared<Graph>();
   body->name = "then";
