@@ -151,6 +151,38 @@ TEST(MaskedFillSimdTest, KeepsOrFillsOnEveryTarget) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+TEST(LayerNormRowSimdTest, MatchesDoubleOnEveryTarget) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (int64_t d : {1, 7, 16, 70, 768}) {
+      std::vector<float> x(static_cast<size_t>(d)), scale(x.size()), bias(x.size()), y(x.size());
+      for (int64_t j = 0; j < d; ++j) {
+        x[static_cast<size_t>(j)] = 3.0f + 0.37f * static_cast<float>((j * 7) % 11) - 0.01f * static_cast<float>(j);
+        scale[static_cast<size_t>(j)] = 0.5f + 0.1f * static_cast<float>(j % 5);
+        bias[static_cast<size_t>(j)] = -0.2f * static_cast<float>(j % 3);
+      }
+      for (const float* b : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+        float mean = 0, inv = 0;
+        LayerNormRowF32(x.data(), d, scale.data(), b, 1e-5, y.data(), &mean, &inv);
+        double m = 0, v = 0;
+        for (float e : x) m += e;
+        m /= static_cast<double>(d);
+        for (float e : x) v += (e - m) * (e - m);
+        const double iv = 1.0 / std::sqrt(v / static_cast<double>(d) + 1e-5);
+        EXPECT_NEAR(mean, m, 1e-6 * std::abs(m));
+        EXPECT_NEAR(inv, iv, 1e-5 * iv);
+        for (int64_t j = 0; j < d; ++j) {
+          const size_t k = static_cast<size_t>(j);
+          const double want = (x[k] - m) * iv * scale[k] + (b != nullptr ? b[k] : 0.0);
+          EXPECT_NEAR(y[k], want, 1e-4 * std::abs(want) + 1e-5) << "d " << d << " j " << j;
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);

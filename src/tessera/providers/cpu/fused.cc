@@ -16,6 +16,7 @@
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/cpu/normalization_impl.h"
+#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 
@@ -240,6 +241,26 @@ class SkipLayerNormalization final : public OpKernel {
     F* yp = y.data<F>();
     F* sump = sum ? sum->data<F>() : nullptr;
     double eps = static_cast<double>(epsilon_);
+    if constexpr (std::is_same_v<F, float>) {
+      // Vectorized: the sum rounded to float, then the row's statistics.
+      ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(d, 1)),
+                  [&](int64_t lo, int64_t hi) {
+                    std::vector<float> scratch(sump ? 0 : static_cast<size_t>(d));
+                    for (int64_t r = lo; r < hi; ++r) {
+                      float* s = sump ? sump + r * d : scratch.data();
+                      const float* xr = xp + r * d;
+                      const float* kr = sp + r * d;
+                      if (biasp) {
+                        for (int64_t j = 0; j < d; ++j) s[j] = (xr[j] + kr[j]) + biasp[j];
+                      } else {
+                        for (int64_t j = 0; j < d; ++j) s[j] = xr[j] + kr[j];
+                      }
+                      float mean, inv;
+                      LayerNormRowF32(s, d, gp, bp, eps, yp + r * d, &mean, &inv);
+                    }
+                  });
+      return;
+    }
     ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(d, 1)),
                 [&](int64_t lo, int64_t hi) {
                   std::vector<F> scratch(sump ? 0 : static_cast<size_t>(d));

@@ -7,6 +7,7 @@
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/normalization_impl.h"
+#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 namespace {
@@ -278,6 +279,25 @@ class LayerNormalization final : public OpKernel {
     std::vector<double> sc0, bi0;
     if (sc.outer_zero) gather(sc, 0, sc0);
     if (has_b && bi.outer_zero) gather(bi, 0, bi0);
+    if (!rms_ && !stash_double && D > 0 && x.dtype() == DataType::kFloat && ydt == DataType::kFloat &&
+        sc.outer_zero && (!has_b || bi.outer_zero)) {
+      // Float rows with one scale/bias for all: the vectorized row kernel.
+      const std::vector<float> scale(sc0.begin(), sc0.end()), bias(bi0.begin(), bi0.end());
+      const float* xd = x.data<float>();
+      float* yd = y.data<float>();
+      ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / D), [&](int64_t lo, int64_t hi) {
+        for (int64_t row = lo; row < hi; ++row) {
+          float mean, inv;
+          LayerNormRowF32(xd + row * D, D, scale.data(), has_b ? bias.data() : nullptr, epsilon_, yd + row * D,
+                          &mean, &inv);
+          means[static_cast<size_t>(row)] = mean;
+          invs[static_cast<size_t>(row)] = inv;
+        }
+      });
+      if (mean_t) WriteDoubles(*mean_t, means, ctx);
+      if (inv_t) WriteDoubles(*inv_t, invs, ctx);
+      return;
+    }
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       const T* xd = x.data<T>();
       DispatchFloat(ydt, ctx, [&]<typename Y>() {

@@ -2,6 +2,7 @@
 #include "tessera/providers/cpu/simd_elementwise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 #include <vector>
 
@@ -238,6 +239,61 @@ void MaskedFill(const float* x, const uint8_t* keep, float fill, float* y, int64
   for (; i < n; ++i) y[i] = keep[i] != 0 ? x[i] : fill;
 }
 
+// Sum of f(x[i]) over i < n: four vector sums, then the lanes in double
+// (of the tail's vector only the lanes that hold values).
+template <class F>
+HWY_INLINE double SumOf(const float* x, int64_t n, F f) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    s0 = s0 + f(d, hn::LoadU(d, x + i));
+    s1 = s1 + f(d, hn::LoadU(d, x + i + lanes));
+    s2 = s2 + f(d, hn::LoadU(d, x + i + 2 * lanes));
+    s3 = s3 + f(d, hn::LoadU(d, x + i + 3 * lanes));
+  }
+  for (; i + lanes <= n; i += lanes) s0 = s0 + f(d, hn::LoadU(d, x + i));
+  HWY_ALIGN float lanes_out[4 * hn::MaxLanes(d)];
+  hn::Store(s0, d, lanes_out);
+  hn::Store(s1, d, lanes_out + lanes);
+  hn::Store(s2, d, lanes_out + 2 * lanes);
+  hn::Store(s3, d, lanes_out + 3 * lanes);
+  double total = 0;
+  for (int64_t k = 0; k < 4 * lanes; ++k) total += lanes_out[k];
+  if (i < n) {
+    HWY_ALIGN float tail[hn::MaxLanes(d)] = {};
+    for (int64_t k = i; k < n; ++k) tail[k - i] = x[k];
+    const auto t = f(d, hn::Load(d, tail));
+    hn::Store(t, d, tail);
+    for (int64_t k = 0; k < n - i; ++k) total += tail[k];
+  }
+  return total;
+}
+
+void LayerNormRow(const float* x, int64_t n, const float* scale, const float* bias, double epsilon, float* y,
+                  float* mean_out, float* inv_out) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float mean = static_cast<float>(SumOf(x, n, [](auto, auto v) { return v; }) / static_cast<double>(n));
+  const auto m = hn::Set(d, mean);
+  const double var = SumOf(x, n, [&m](auto, auto v) {
+                       const auto c = v - m;
+                       return c * c;
+                     }) / static_cast<double>(n);
+  const float inv = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+  const auto iv = hn::Set(d, inv);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto v = (hn::LoadU(d, x + i) - m) * iv * hn::LoadU(d, scale + i);
+    if (bias != nullptr) v = v + hn::LoadU(d, bias + i);
+    hn::StoreU(v, d, y + i);
+  }
+  for (; i < n; ++i) y[i] = (x[i] - mean) * inv * scale[i] + (bias != nullptr ? bias[i] : 0.f);
+  *mean_out = mean;
+  *inv_out = inv;
+}
+
 void AddRows(const float* x, int64_t rows, int64_t n, float* acc) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -268,7 +324,13 @@ HWY_EXPORT(ShuffleChannels);
 HWY_EXPORT(AddRows);
 HWY_EXPORT(MatVec);
 HWY_EXPORT(MaskedFill);
+HWY_EXPORT(LayerNormRow);
 }  // namespace elementwise_detail
+
+void LayerNormRowF32(const float* x, int64_t d, const float* scale, const float* bias, double epsilon, float* y,
+                     float* mean, float* inv) {
+  if (d > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::LayerNormRow)(x, d, scale, bias, epsilon, y, mean, inv);
+}
 
 void MaskedFillF32(const float* x, const uint8_t* keep, float fill, float* y, int64_t n) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::MaskedFill)(x, keep, fill, y, n);

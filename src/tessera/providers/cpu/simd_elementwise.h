@@ -46,6 +46,14 @@ void MatVecF32(const float* w, const float* x, int64_t rows, int64_t k, const fl
 // the same array.
 void MaskedFillF32(const float* x, const uint8_t* keep, float fill, float* y, int64_t n);
 
+// Layer normalization of one row of d floats: y = (x - mean) * inv *
+// scale + bias (bias may be null), inv = 1 / sqrt(variance + epsilon).
+// Sums run in float lanes and are combined in double; mean and inv are
+// rounded to float, as the unvectorized kernels round them. Returns them in
+// *mean and *inv. x and y may be the same array.
+void LayerNormRowF32(const float* x, int64_t d, const float* scale, const float* bias, double epsilon, float* y,
+                     float* mean, float* inv);
+
 // ShuffleNet's channel shuffle of two channels-last tensors a and b (`half`
 // channels each, `pixels` pixels): pixel p's interleaved row is a[p][0],
 // b[p][0], a[p][1], b[p][1], ... When `second` is null, `first` receives the
