@@ -241,26 +241,6 @@ class SkipLayerNormalization final : public OpKernel {
     F* yp = y.data<F>();
     F* sump = sum ? sum->data<F>() : nullptr;
     double eps = static_cast<double>(epsilon_);
-    if constexpr (std::is_same_v<F, float>) {
-      // Vectorized: the sum rounded to float, then the row's statistics.
-      ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(d, 1)),
-                  [&](int64_t lo, int64_t hi) {
-                    std::vector<float> scratch(sump ? 0 : static_cast<size_t>(d));
-                    for (int64_t r = lo; r < hi; ++r) {
-                      float* s = sump ? sump + r * d : scratch.data();
-                      const float* xr = xp + r * d;
-                      const float* kr = sp + r * d;
-                      if (biasp) {
-                        for (int64_t j = 0; j < d; ++j) s[j] = (xr[j] + kr[j]) + biasp[j];
-                      } else {
-                        for (int64_t j = 0; j < d; ++j) s[j] = xr[j] + kr[j];
-                      }
-                      float mean, inv;
-                      LayerNormRowF32(s, d, gp, bp, eps, yp + r * d, &mean, &inv);
-                    }
-                  });
-      return;
-    }
     ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(d, 1)),
                 [&](int64_t lo, int64_t hi) {
                   std::vector<F> scratch(sump ? 0 : static_cast<size_t>(d));
@@ -268,13 +248,20 @@ class SkipLayerNormalization final : public OpKernel {
                     F* s = sump ? sump + r * d : scratch.data();
                     const F* xr = xp + r * d;
                     const F* kr = sp + r * d;
-                    double mean = 0;
+                    F* yr = yp + r * d;
                     for (int64_t j = 0; j < d; ++j) {
                       F v = xr[j] + kr[j];
                       if (biasp) v += biasp[j];
                       s[j] = v;
-                      mean += static_cast<double>(v);
                     }
+                    if constexpr (std::is_same_v<F, float>) {
+                      // The vectorized row (its statistics rounded to float as below).
+                      float mean, inv;
+                      LayerNormRowF32(s, d, gp, bp, eps, yr, &mean, &inv);
+                      continue;
+                    }
+                    double mean = 0;
+                    for (int64_t j = 0; j < d; ++j) mean += static_cast<double>(s[j]);
                     mean /= static_cast<double>(d);
                     double sq = 0;
                     for (int64_t j = 0; j < d; ++j) {
@@ -283,12 +270,6 @@ class SkipLayerNormalization final : public OpKernel {
                     }
                     sq /= static_cast<double>(d);
                     double inv = 1.0 / std::sqrt(sq + eps);
-                    // LayerNormalization rounds its float statistics the same way.
-                    if constexpr (std::is_same_v<F, float>) {
-                      mean = static_cast<float>(mean);
-                      inv = static_cast<float>(inv);
-                    }
-                    F* yr = yp + r * d;
                     for (int64_t j = 0; j < d; ++j) {
                       double v = (static_cast<double>(s[j]) - mean) * inv * static_cast<double>(gp[j]);
                       if (bp) v += static_cast<double>(bp[j]);

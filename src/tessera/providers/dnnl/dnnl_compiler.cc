@@ -45,10 +45,7 @@ HostStep ElementwiseHostStep(void (*kernel)(const float* x, float* y, int64_t n)
     const int64_t n = static_cast<int64_t>(src.get_desc().get_size() / sizeof(float));
     const float* x = static_cast<const float*>(src.get_data_handle());
     float* y = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
-    const int64_t chunks = (n + kHostChunk - 1) / kHostChunk;
-    TESSERA_HOST_PARALLEL_FOR(chunks > 1)
-    for (int64_t k = 0; k < chunks; ++k)
-      kernel(x + k * kHostChunk, y + k * kHostChunk, std::min(kHostChunk, n - k * kHostChunk));
+    ForEachHostChunk(n, [&](int64_t begin, int64_t end) { kernel(x + begin, y + begin, end - begin); });
   };
 }
 

@@ -97,14 +97,10 @@ bool LowerChannelScale(Compiler& c, const Node& n, const std::string& first, con
         const float* scale = static_cast<const float*>(args.at(DNNL_ARG_SRC_1).get_data_handle());
         float* out = static_cast<float*>(args.at(DNNL_ARG_DST).get_data_handle());
         const int64_t n = static_cast<int64_t>(args.at(DNNL_ARG_SRC_0).get_desc().get_size() / sizeof(float));
-        // The chunks of ElementwiseHostStep (the SiLU before it, usually), so
-        // each thread rereads the values it wrote: at 2 threads, reading the
-        // other core's half made this step 2-3x slower than at 1.
-        const int64_t chunks = (n + kHostChunk - 1) / kHostChunk;
-        TESSERA_HOST_PARALLEL_FOR(chunks > 1)
-        for (int64_t k = 0; k < chunks; ++k) {
-          const int64_t end = std::min(n, (k + 1) * kHostChunk);
-          for (int64_t i = k * kHostChunk; i < end;) {
+        // Split like the SiLU pass before it (usually), so each thread
+        // rereads the lines it wrote there (see kHostChunk).
+        ForEachHostChunk(n, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end;) {
             // A partial first row, the whole rows of one image, or a partial last row.
             const int64_t image = i / (pixels * channels), c0 = i % channels;
             const float* s = scale + (per_image ? image * channels : 0);
@@ -119,7 +115,7 @@ bool LowerChannelScale(Compiler& c, const Node& n, const std::string& first, con
               i += len;
             }
           }
-        }
+        });
       },
       {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, s}, {DNNL_ARG_DST, dst}}, n.Label());
   return true;
@@ -227,17 +223,14 @@ void LowerWhere(Compiler& c, const Node& n) {
         const float* x = static_cast<const float*>(a.at(DNNL_ARG_SRC).get_data_handle());
         float* y = static_cast<float*>(a.at(DNNL_ARG_DST).get_data_handle());
         const int64_t total = static_cast<int64_t>(a.at(DNNL_ARG_SRC).get_desc().get_size() / sizeof(float));
-        const int64_t chunks = (total + kHostChunk - 1) / kHostChunk;
-        TESSERA_HOST_PARALLEL_FOR(chunks > 1)
-        for (int64_t k = 0; k < chunks; ++k) {
-          const int64_t end = std::min(total, (k + 1) * kHostChunk);
+        ForEachHostChunk(total, [&](int64_t begin, int64_t end) {
           // Runs of the mask: from i to the mask's end or the chunk's.
-          for (int64_t i = k * kHostChunk; i < end;) {
+          for (int64_t i = begin; i < end;) {
             const int64_t j = i % inner, len = std::min(inner - j, end - i);
             cpu::MaskedFillF32(x + i, keep->data() + j, fill, y + i, len);
             i += len;
           }
-        }
+        });
       },
       {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, n.Label());
 }
