@@ -570,15 +570,37 @@ def test_session_config_entries():
     tessera.InferenceSession(tm.add_model(), so)
 
 
-@pytest.mark.parametrize("value", ["0", "1"])
-def test_winograd_config_entry(value):
-    # "0" keeps 3x3 convolutions direct; either way the default model (on
-    # the default providers) matches its reference.
-    so = tessera.SessionOptions()
-    so.add_session_config_entry("tessera.winograd_convolutions", value)
-    sess = tessera.InferenceSession(DEFAULT_MODEL, so)
-    x, expected = load_pb("input_0.pb"), load_pb("output_0.pb")
-    np.testing.assert_allclose(sess.run(None, {"image": x})[0], expected, rtol=1e-4, atol=1e-6)
+def conv3x3_model():
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((16, 16, 3, 3)).astype(np.float32), "w")
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])
+    return tm.model_bytes([conv], [tm.tensor("x", TP.FLOAT, [1, 16, 12, 12])],
+                          [tm.tensor("y", TP.FLOAT, [1, 16, 12, 12])], opset=17, initializers=[w])
+
+
+def test_winograd_config_entry(tmp_path):
+    # "0" keeps the 3x3 convolution on oneDNN's direct kernels; "1" (the
+    # default) lets it use Winograd where oneDNN has a kernel (AVX-512).
+    if "DnnlExecutionProvider" not in tessera.get_available_providers():
+        pytest.skip("oneDNN EP not built")
+    x = np.random.default_rng(1).standard_normal((1, 16, 12, 12)).astype(np.float32)
+    results = {}
+    for value in ("0", "1"):
+        so = tessera.SessionOptions()
+        so.add_session_config_entry("tessera.winograd_convolutions", value)
+        so.enable_profiling = True
+        so.profile_file_prefix = str(tmp_path / ("prof" + value))
+        sess = tessera.InferenceSession(conv3x3_model(), so, providers=["DnnlExecutionProvider"])
+        y = sess.run(None, {"x": x})[0]
+        with open(sess.end_profiling()) as f:
+            events = json.load(f)["traceEvents"]
+        kernels = [e["args"]["implementation"] for e in events if e.get("cat") == "step"]
+        assert kernels, "the profile names oneDNN's kernel for each step"
+        results[value] = (y, kernels)
+    assert not any("wino" in k for k in results["0"][1]), results["0"][1]
+    if any("avx512" in k for k in results["0"][1]):
+        assert any("wino" in k for k in results["1"][1]), results["1"][1]
+    np.testing.assert_allclose(results["1"][0], results["0"][0], rtol=1e-4, atol=1e-4)
 
 
 def test_winograd_config_entry_rejects_other_values():

@@ -14,6 +14,18 @@
 namespace tessera::cpu {
 namespace {
 
+// Runs f with each SIMD target Highway compiled as the only one allowed
+// (so dynamic dispatch picks it), then restores run-time detection.
+template <class F>
+void OnEveryTarget(const F& f) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    f();
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 double ExactSilu(double x) { return x / (1.0 + std::exp(-x)); }
 
 void ExpectAccurate(const std::vector<float>& x, const std::vector<float>& y) {
@@ -28,17 +40,14 @@ TEST(SiluSimdTest, MatchesExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -100.f; v <= 100.f; v += 0.0137f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-20f, -1e-20f, 86.9f, -86.9f, 88.f, -88.f, 1e30f}) x.push_back(v);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     // Every tail length up to a few vectors, and the whole array.
     for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{15}, size_t{17}, size_t{33}, x.size()}) {
       std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), out(n, -1.f);
       SiluF32(in.data(), out.data(), static_cast<int64_t>(n));
       ExpectAccurate(in, out);
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(SiluSimdTest, InPlaceAndSpecialValues) {
@@ -57,9 +66,7 @@ TEST(SwishSimdTest, MatchesExactOnEveryTargetForAnyAlpha) {
   std::vector<float> x;
   for (float v = -60.f; v <= 60.f; v += 0.0213f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-20f, -1e-20f, 1e30f}) x.push_back(v);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (float alpha : {1.0f, 0.5f, -2.0f, 0.0f}) {
       SCOPED_TRACE(alpha);
       for (size_t n : {size_t{5}, size_t{19}, x.size()}) {
@@ -73,14 +80,11 @@ TEST(SwishSimdTest, MatchesExactOnEveryTargetForAnyAlpha) {
         }
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(AddRowsSimdTest, ColumnSumsOnEveryTarget) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (int64_t n : {1, 7, 16, 33, 96}) {
       for (int64_t rows : {0, 1, 5}) {
         std::vector<float> x(static_cast<size_t>(rows * n)), acc(static_cast<size_t>(n));
@@ -94,14 +98,11 @@ TEST(AddRowsSimdTest, ColumnSumsOnEveryTarget) {
         }
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(MatVecSimdTest, MatchesDoubleOnEveryTarget) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (int64_t rows : {1, 3, 4, 9}) {
       for (int64_t k : {1, 15, 16, 37}) {
         std::vector<float> w(static_cast<size_t>(rows * k)), x(static_cast<size_t>(k)), bias(static_cast<size_t>(rows));
@@ -119,15 +120,12 @@ TEST(MatVecSimdTest, MatchesDoubleOnEveryTarget) {
         }
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(MaskedFillSimdTest, KeepsOrFillsOnEveryTarget) {
   const float inf = std::numeric_limits<float>::infinity();
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (int64_t n : {1, 15, 16, 37}) {
       std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n), 0.f);
       std::vector<uint8_t> keep(static_cast<size_t>(n));
@@ -147,14 +145,11 @@ TEST(MaskedFillSimdTest, KeepsOrFillsOnEveryTarget) {
         }
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(LayerNormRowSimdTest, MatchesDoubleOnEveryTarget) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (int64_t d : {1, 7, 16, 70, 768}) {
       std::vector<float> x(static_cast<size_t>(d)), scale(x.size()), bias(x.size()), y(x.size());
       for (int64_t j = 0; j < d; ++j) {
@@ -179,17 +174,14 @@ TEST(LayerNormRowSimdTest, MatchesDoubleOnEveryTarget) {
         }
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 0.2499f, 0.2501f, -0.25f, 1e-4f, 1e30f, -1e30f}) x.push_back(v);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (size_t n : {size_t{3}, size_t{17}, x.size()}) {
       std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), sig(n), th(n);
       SigmoidF32(in.data(), sig.data(), static_cast<int64_t>(n));
@@ -201,8 +193,7 @@ TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
         EXPECT_NEAR(th[i], t, 3e-7 * std::abs(t) + 1e-37) << "tanh x = " << v;
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
   std::vector<float> v = {std::nanf(""), std::nanf("")};
   SigmoidF32(v.data(), v.data(), 1);
   TanhF32(v.data() + 1, v.data() + 1, 1);
@@ -214,9 +205,7 @@ TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
   std::vector<float> x;
   for (float v = -6.f; v <= 6.f; v += 0.00731f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 1e-5f, 0.4999f, 0.5f, -0.5001f, 3.9f, 40.f, -1e20f}) x.push_back(v);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (size_t n : {size_t{1}, size_t{5}, size_t{13}, x.size()}) {
       std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), out(n, -7.f);
       ErfF32(in.data(), out.data(), static_cast<int64_t>(n));
@@ -225,8 +214,7 @@ TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
         EXPECT_NEAR(out[i], want, 3e-7 * std::abs(want) + 1e-37) << "x = " << in[i];
       }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> v = {std::nanf(""), inf, -inf};
   ErfF32(v.data(), v.data(), 3);
@@ -248,9 +236,8 @@ TEST(ShuffleChannelsTest, InterleavesAndSplitsOnEveryTarget) {
       const std::vector<float>& src = j % 2 == 0 ? a : b;
       return src[static_cast<size_t>(p * half + j / 2)];
     };
-    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-      SCOPED_TRACE(std::string(hwy::TargetName(target)) + " half " + std::to_string(half));
-      hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE("half " + std::to_string(half));
+    OnEveryTarget([&] {
       std::vector<float> whole(static_cast<size_t>(pixels * 2 * half), -1.f);
       ShuffleChannelsF32(a.data(), b.data(), half, pixels, whole.data(), nullptr);
       std::vector<float> lo(static_cast<size_t>(pixels * half), -1.f), hi(lo.size(), -1.f);
@@ -261,8 +248,7 @@ TEST(ShuffleChannelsTest, InterleavesAndSplitsOnEveryTarget) {
           const float split = j < half ? lo[static_cast<size_t>(p * half + j)] : hi[static_cast<size_t>(p * half + j - half)];
           EXPECT_EQ(split, want(p, j)) << p << " " << j;
         }
-    }
-    hwy::SetSupportedTargetsForTest(0);
+    });
   }
 }
 
@@ -277,9 +263,7 @@ TEST(ScaleShiftRowsTest, StridedRowsWithAndWithoutReluOnEveryTarget) {
     shift[static_cast<size_t>(i)] = static_cast<float>(i % 5) - 2.f;
   }
   x[3] = std::nanf("");
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  OnEveryTarget([&] {
     for (bool relu : {false, true}) {
       std::vector<float> y(static_cast<size_t>(rows * y_stride), -99.f);
       ScaleShiftRowsF32(x.data(), x_stride, scale.data(), shift.data(), y.data() + col, y_stride, rows, n, relu);
@@ -301,8 +285,7 @@ TEST(ScaleShiftRowsTest, StridedRowsWithAndWithoutReluOnEveryTarget) {
           EXPECT_NEAR(got, want, 1e-6f) << "row " << r << " col " << j;
         }
     }
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 }  // namespace

@@ -229,6 +229,26 @@ dnnl_ep::Plan CompileBlock(const Model& model, bool winograd = true) {
   return compiler.Compile();
 }
 
+// The layout the plan's first step for graph node `node` writes (its label
+// starts with 'node'): dense channels-last, or blocked over channels.
+const dnnl_ep::Desc* DstOf(const dnnl_ep::Plan& plan, const std::string& node) {
+  for (const auto& step : plan.steps)
+    if (step.label.rfind("'" + node + "'", 0) == 0)
+      for (const auto& [arg, v] : step.args)
+        if (arg == DNNL_ARG_DST) return &plan.values[static_cast<size_t>(v)].desc;
+  return nullptr;
+}
+bool WritesChannelsLast(const dnnl_ep::Plan& plan, const std::string& node) {
+  const dnnl_ep::Desc* d = DstOf(plan, node);
+  return d != nullptr && dnnl_ep::IsChannelsLastDense(*d);
+}
+bool WritesChannelBlocked(const dnnl_ep::Plan& plan, const std::string& node) {
+  const dnnl_ep::Desc* d = DstOf(plan, node);
+  if (d == nullptr) return false;
+  const auto& b = d->data.format_desc.blocking;
+  return b.inner_nblks == 1 && b.inner_idxs[0] == 1;
+}
+
 // Two images through a Winograd 3x3 convolution (blocked output on
 // AVX-512), a 1x1 one (channels-last) and a 3x3 one of 16 channels,
 // concatenated and read by a 1x1 convolution.
@@ -256,15 +276,8 @@ TEST(DnnlPartition, ConcatOfMixedLayoutsIsOneStepWithoutReorders) {
   for (int threads : {1, 2}) ExpectMatchesCpu(MixedLayoutConcat, Seeded({2, 16, 10, 9}, 9, 2.0f), threads, true);
   Model m = MixedLayoutConcat();
   dnnl_ep::Plan plan = CompileBlock(m);
-  bool blocked = false, channels_last = false;
-  for (const auto& step : plan.steps)
-    if (step.label.find("'c0'") != std::string::npos || step.label.find("'c1'") != std::string::npos)
-      for (const auto& [arg, v] : step.args)
-        if (arg == DNNL_ARG_DST) {
-          const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
-          blocked |= b.inner_nblks == 1 && b.inner_idxs[0] == 1;
-          channels_last |= b.inner_nblks == 0 && b.strides[1] == 1;
-        }
+  const bool blocked = WritesChannelBlocked(plan, "c0") || WritesChannelBlocked(plan, "c1");
+  const bool channels_last = WritesChannelsLast(plan, "c0") || WritesChannelsLast(plan, "c1");
   if (!blocked || !channels_last) GTEST_SKIP() << "oneDNN chose one layout for both convolutions";
   int host_concats = 0, reorders_before = 0, input_to_blocked = 0;
   for (const auto& step : plan.steps) {
@@ -319,15 +332,8 @@ TEST(DnnlPartition, SqueezeExciteRunsAsHostSteps) {
       ExpectMatchesCpu([&] { return SqueezeExcite(act); }, Seeded({2, 8, 11, 9}, 9, 2.0f), threads, true);
     Model m = SqueezeExcite(act);
     dnnl_ep::Plan plan = CompileBlock(m);
-    bool channels_last = false;
     int host_scale = 0, host_layers = 0;
     for (const auto& step : plan.steps) {
-      if (step.label.find("'c'") != std::string::npos)
-        for (const auto& [arg, v] : step.args)
-          if (arg == DNNL_ARG_DST) {
-            const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
-            channels_last = b.inner_nblks == 0 && b.strides[1] == 1;
-          }
       if (step.label.find("'scale'") != std::string::npos) host_scale += static_cast<bool>(step.host);
       // The two 1x1 layers on the pooled vector: matrix-vector host steps
       // with their activations (which get no step of their own).
@@ -337,7 +343,7 @@ TEST(DnnlPartition, SqueezeExciteRunsAsHostSteps) {
       EXPECT_EQ(step.label.find("'sig'"), std::string::npos) << step.label;
     }
     EXPECT_EQ(host_layers, 2);
-    if (channels_last) {  // (else oneDNN chose a blocked layout for 'c')
+    if (WritesChannelsLast(plan, "c")) {  // (else oneDNN chose a blocked layout for 'c')
       EXPECT_EQ(host_scale, 1);
     }
   }
@@ -371,15 +377,7 @@ TEST(DnnlPartition, SiluAndSqueezeExcitePoolAreOneStep) {
     fused += step.label.find("(SiLU) + 'gap'") != std::string::npos && static_cast<bool>(step.host);
     pools += step.label.rfind("'gap'", 0) == 0;
   }
-  bool channels_last = false;
-  for (const auto& step : plan.steps)
-    if (step.label.rfind("'c'", 0) == 0)
-      for (const auto& [arg, v] : step.args)
-        if (arg == DNNL_ARG_DST) {
-          const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
-          channels_last = b.inner_nblks == 0 && b.strides[1] == 1;
-        }
-  if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolution";
+  if (!WritesChannelsLast(plan, "c")) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolution";
   EXPECT_EQ(fused, 1);
   EXPECT_EQ(pools, 0);
 }
@@ -530,16 +528,10 @@ TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
     // choice on AVX-512 (blocked layouts alone keep concat + normalization).
     Model m = DenseLayer(relu);
     dnnl_ep::Plan plan = CompileBlock(m);
-    bool channels_last = false;
+    const bool channels_last =
+        WritesChannelsLast(plan, "c0") || WritesChannelsLast(plan, "c1") || WritesChannelsLast(plan, "c2");
     int fused = 0, alone = 0;
     for (const auto& step : plan.steps) {
-      for (const char* conv : {"'c0'", "'c1'", "'c2'"})
-        if (step.label.find(conv) != std::string::npos)
-          for (const auto& [arg, v] : step.args)
-            if (arg == DNNL_ARG_DST) {
-              const auto& b = plan.values[static_cast<size_t>(v)].desc.data.format_desc.blocking;
-              channels_last |= b.inner_nblks == 0 && b.strides[1] == 1;
-            }
       if (step.label.find("'cat'") != std::string::npos) {
         fused += step.label.find("'bn'") != std::string::npos && static_cast<bool>(step.host);
       } else if (step.label.find("'bn'") != std::string::npos || step.label.find("'relu'") != std::string::npos) {
@@ -701,12 +693,9 @@ TEST(DnnlPartition, ChannelShuffleAndSplitRunAsOneStep) {
       for (const auto& [name, t] : m.graph->initializers) def.inputs.push_back(name);
       def.outputs = split ? std::vector<std::string>{"y0", "y1"} : std::vector<std::string>{"y0"};
       dnnl_ep::Plan plan = dnnl_ep::Compiler(def, dnnl::engine(dnnl::engine::kind::cpu, 0)).Compile();
-      bool channels_last = false;
+      const bool channels_last = WritesChannelsLast(plan, "ca");
       int shuffles = 0, moves = 0;
       for (const auto& step : plan.steps) {
-        if (step.label.find("'ca'") != std::string::npos)
-          for (const auto& [arg, v] : step.args)
-            if (arg == DNNL_ARG_DST) channels_last = dnnl_ep::IsChannelsLastDense(plan.values[static_cast<size_t>(v)].desc);
         if (step.label.find("channel shuffle") != std::string::npos) ++shuffles;
         for (const char* absorbed : {"'r5'", "'tr'", "'r4'", "'lo'", "'hi'"})
           moves += step.label.find(absorbed) != std::string::npos;

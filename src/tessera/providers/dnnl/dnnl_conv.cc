@@ -63,19 +63,20 @@ bool LowerPointGemv(Compiler& c, const Node& n, const std::vector<int64_t>& xs, 
   if (w == nullptr || w->dtype() != DataType::kFloat || !w->on_host() || (has_bias && b == nullptr) ||
       (b != nullptr && (b->dtype() != DataType::kFloat || !b->on_host())))
     return false;
-  // The fused activations, in order: 0 Relu (slope alpha), 1 Sigmoid, 2 SiLU.
-  std::vector<std::pair<int, float>> acts;
+  // The fused activations, in order (Relu with its negative slope).
+  enum class Act { kRelu, kSigmoid, kSilu };
+  std::vector<std::pair<Act, float>> acts;
   for (int i = 0; i < chain.ops.len(); ++i) {
     if (chain.ops.kind(i) != dnnl::primitive::kind::eltwise) return false;
     float scale = 0, alpha = 0, beta = 0;
     dnnl::algorithm alg;
     chain.ops.get_params_eltwise(i, scale, alg, alpha, beta);
-    if (alg == dnnl::algorithm::eltwise_relu) acts.push_back({0, alpha});
-    else if (alg == dnnl::algorithm::eltwise_logistic) acts.push_back({1, 0.f});
-    else if (alg == dnnl::algorithm::eltwise_swish && alpha == 1.0f) acts.push_back({2, 0.f});
+    if (alg == dnnl::algorithm::eltwise_relu) acts.push_back({Act::kRelu, alpha});
+    else if (alg == dnnl::algorithm::eltwise_logistic) acts.push_back({Act::kSigmoid, 0.f});
+    else if (alg == dnnl::algorithm::eltwise_swish && alpha == 1.0f) acts.push_back({Act::kSilu, 0.f});
     else return false;
   }
-  if (!chain.silu_output.empty()) acts.push_back({2, 0.f});
+  if (!chain.silu_output.empty()) acts.push_back({Act::kSilu, 0.f});
   const int64_t images = xs[0], in = xs[1], out = ws[0];
   const int x = c.AsPlain(c.Use(n.inputs[0]));
   const Desc desc = PlainDesc({images, out, 1, 1});
@@ -91,9 +92,9 @@ bool LowerPointGemv(Compiler& c, const Node& n, const std::vector<int64_t>& xs, 
           float* yi = y + image * out;
           cpu::MatVecF32(weights.data<float>(), xv + image * in, out, in, bv, yi);
           for (const auto& [kind, alpha] : acts) {
-            if (kind == 0) {
+            if (kind == Act::kRelu) {
               for (int64_t j = 0; j < out; ++j) yi[j] = yi[j] < 0.f ? alpha * yi[j] : yi[j];
-            } else if (kind == 1) {
+            } else if (kind == Act::kSigmoid) {
               cpu::SigmoidF32(yi, yi, out);
             } else {
               cpu::SiluF32(yi, yi, out);
