@@ -89,15 +89,22 @@ TEST(ThreadPoolSpinBound, IdleWorkersSleepAfterTheSpin) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: the pool never polls";
   ThreadPool pool(2, 200);
   ASSERT_EQ(pool.spin_micros(), 200);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  auto wait_for_sleeps_above = [&](uint64_t n) {
+    while (pool.sleeps() <= n && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  // The idle worker first goes to sleep; the count is read then, before the
+  // job: read after it, a caller descheduled for longer than the worker's
+  // 200 us poll (ctest on two busy cores) would miss that sleep.
+  wait_for_sleeps_above(0);
+  const uint64_t slept_before = pool.sleeps();
   std::atomic<int> sum{0};
   pool.ParallelFor(8, 1, [&](int64_t b, int64_t e) { sum += static_cast<int>(e - b); });
   EXPECT_EQ(sum.load(), 8);
-  // The worker polls for 200 us after the job, then must block on the
-  // condition variable rather than keep spinning.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  uint64_t slept_before = pool.sleeps();
-  while (pool.sleeps() == slept_before && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // The job wakes the worker; it polls for 200 us after it, then must block
+  // on the condition variable again rather than keep spinning.
+  wait_for_sleeps_above(slept_before);
   EXPECT_GT(pool.sleeps(), slept_before);
 }
 
