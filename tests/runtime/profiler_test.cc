@@ -34,7 +34,7 @@ TEST(Profiler, TraceHasOneEventPerExecutedNodeWithRequiredFields) {
   const Json* events = trace.Find("traceEvents");
   ASSERT_NE(events, nullptr);
   std::map<std::string, int> node_events;
-  int partitions = 0;
+  int partitions = 0, counted = 0;
   std::set<std::string> phases;
   for (const Json& e : events->array) {
     for (const char* field : {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"})
@@ -48,6 +48,15 @@ TEST(Profiler, TraceHasOneEventPerExecutedNodeWithRequiredFields) {
       EXPECT_EQ(args->StringOr("provider", ""), "cpu");
       EXPECT_FALSE(args->Find("inputs")->array.empty());
       node_events[e.StringOr("name", "")]++;
+      // The batch is symbolic in the model: the counts come from this run's
+      // shapes (multiply-adds twice, other ops one per output).
+      const std::string name = e.StringOr("name", "");
+      const std::map<std::string, int64_t> want = {{"conv1", 2 * (8 * 32 * 32) * (3 * 9)}, {"fc", 2 * 10 * 16},
+                                                   {"relu1", 8 * 32 * 32}};
+      if (auto it = want.find(name); it != want.end()) {
+        EXPECT_EQ(args->NumberOr("flops", -1), it->second) << name;
+        ++counted;
+      }
     } else if (cat == "partition") {
       ++partitions;
     } else if (cat == "session") {
@@ -55,6 +64,7 @@ TEST(Profiler, TraceHasOneEventPerExecutedNodeWithRequiredFields) {
     }
   }
   ASSERT_EQ(node_events.size(), 9u);  // every node of the model
+  EXPECT_EQ(counted, 3 * runs);
   for (const auto& [name, count] : node_events) EXPECT_EQ(count, runs) << name;
   EXPECT_EQ(partitions, runs);  // one cpu partition per run
   for (const char* phase : {"model_load", "partition_and_kernel_creation", "shape_inference", "model_run"})

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/base/logging.h"
@@ -71,15 +72,21 @@ class SubgraphRunner {
 
 // Receives the sub-steps a kernel times itself (the primitives and layout
 // reorders inside a compiled partition) while the session is profiling.
+struct StepRecord {
+  std::string_view name;
+  bool reorder = false;             // a layout change rather than a computation
+  std::string_view implementation;  // the library kernel that ran ("brgconv:avx512_core"), when known
+  int64_t start_us = 0;
+  int64_t duration_us = 0;
+  int64_t bytes = 0;   // data written
+  int64_t flops = -1;  // floating-point operations done (multiply-adds count two), -1 when not counted
+};
+
 class StepTracer {
  public:
   virtual ~StepTracer() = default;
   virtual int64_t NowMicros() const = 0;
-  // kind: "compute", or "reorder" for a layout change; implementation: the
-  // library kernel that ran ("brgconv:avx512_core"), when known; bytes: data
-  // written.
-  virtual void Step(const std::string& name, const char* kind, const std::string& implementation, int64_t start_us,
-                    int64_t duration_us, int64_t bytes) = 0;
+  virtual void Step(const StepRecord& step) = 0;
 };
 
 class KernelContext {

@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "tessera/ops/flop_estimate.h"
 #include "tessera/partition/assignment.h"
 
 namespace tessera {
@@ -46,18 +47,19 @@ class ProfilerStepTracer final : public StepTracer {
   ProfilerStepTracer(Profiler& profiler, std::string provider, int partition)
       : profiler_(profiler), provider_(std::move(provider)), partition_(partition) {}
   int64_t NowMicros() const override { return profiler_.NowMicros(); }
-  void Step(const std::string& name, const char* kind, const std::string& implementation, int64_t start_us,
-            int64_t duration_us, int64_t bytes) override {
+  void Step(const StepRecord& step) override {
     TraceEvent e;
-    e.name = name;
-    e.category = std::string(kind) == "reorder" ? "reorder" : "step";
-    e.start_us = start_us;
-    e.duration_us = duration_us;
+    e.name = std::string(step.name);
+    e.category = step.reorder ? "reorder" : "step";
+    e.start_us = step.start_us;
+    e.duration_us = step.duration_us;
     e.thread_id = Profiler::CurrentThreadId();
     e.args = {{"provider", Profiler::Quote(provider_)},
               {"partition", std::to_string(partition_)},
-              {"bytes", std::to_string(bytes)}};
-    if (!implementation.empty()) e.args.emplace_back("implementation", Profiler::Quote(implementation));
+              {"bytes", std::to_string(step.bytes)}};
+    if (!step.implementation.empty())
+      e.args.emplace_back("implementation", Profiler::Quote(std::string(step.implementation)));
+    if (step.flops >= 0) e.args.emplace_back("flops", std::to_string(step.flops));
     profiler_.Record(std::move(e));
   }
 
@@ -113,6 +115,23 @@ std::string DescribeForTrace(const Value* v) {
   if (v->is_tensor()) return Profiler::Quote(v->tensor().Describe());
   return Profiler::Quote(v->Describe());
 }
+
+// A node whose shapes were not static at session creation (a symbolic
+// batch): its estimate from the tensors this run actually had.
+int64_t FlopsFromRunShapes(const Node& node, const std::vector<const Value*>& inputs,
+                           const std::vector<int>& output_slots, const std::vector<Value>& frame) {
+  GraphTypes run;
+  auto add = [&](const std::string& name, const Value* v) {
+    if (name.empty() || v == nullptr || !v->is_tensor()) return;
+    std::vector<Dim> dims;
+    for (int64_t d : v->tensor().shape()) dims.push_back(Dim::Known(d));
+    run.types.emplace(name, TypeInfo::Tensor(v->tensor().dtype(), std::move(dims)));
+  };
+  for (size_t i = 0; i < inputs.size() && i < node.inputs.size(); ++i) add(node.inputs[i], inputs[i]);
+  for (size_t i = 0; i < output_slots.size() && i < node.outputs.size(); ++i)
+    if (output_slots[i] >= 0) add(node.outputs[i], &frame[static_cast<size_t>(output_slots[i])]);
+  return EstimateFlops(node, run);
+}
 }  // namespace
 
 void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t start_us,
@@ -136,6 +155,10 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
             {"inputs", ins + "]"},
             {"outputs", outs + "]"}};
   if (!step.is_copy) e.args.emplace_back("partition", std::to_string(step.partition));
+  int64_t flops = step.flops;
+  if (flops < 0 && !step.is_copy && step.members.empty())
+    flops = FlopsFromRunShapes(*step.node, inputs, output_slots, frame);
+  if (flops >= 0) e.args.emplace_back("flops", std::to_string(flops));
   if (!step.members.empty()) {
     std::string names = "[";
     for (size_t i = 0; i < step.members.size(); ++i)
@@ -145,6 +168,18 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
   if (step.is_copy && !inputs.empty() && inputs[0] != nullptr && inputs[0]->is_tensor())
     e.args.emplace_back("bytes", std::to_string(inputs[0]->tensor().nbytes()));
   profiler->Record(std::move(e));
+}
+
+int64_t CompiledGraph::EstimateStepFlops(const Step& step) const {
+  if (step.is_copy) return -1;
+  if (step.members.empty()) return EstimateFlops(*step.node, types_);
+  int64_t total = 0;
+  for (const auto& m : step.members) {
+    const int64_t f = EstimateFlops(*m.node, types_);
+    if (f < 0) return -1;  // a partial sum would overstate the rate
+    total += f;
+  }
+  return total;
 }
 
 int CompiledGraph::SlotOf(const std::string& name) const {
@@ -292,6 +327,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
   MergeCompiledPartitions(model);
   ReleaseUnreadInitializers({steps_});
   NumberPartitions();
+  for (Step& step : steps_) step.flops = EstimateStepFlops(step);
   if (logger.Enabled(Severity::kVerbose)) {
     // The same partitions and copies as Placement(), copies() and the profile.
     std::vector<NodeSite> sites = Placement();

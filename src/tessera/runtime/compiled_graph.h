@@ -92,10 +92,13 @@ class CompiledGraph {
     std::vector<std::string> declined;
     std::vector<Member> members;  // the nodes of a compiled partition
     int partition = -1;           // node steps: the run of one provider they belong to
+    int64_t flops = -1;           // estimated per run (ops/flop_estimate.h); -1 = unknown or a copy
   };
   class FrameSubgraphRunner;
 
   int SlotOf(const std::string& name) const;
+  // Step::flops: the node's estimate, or the sum over a partition's members.
+  int64_t EstimateStepFlops(const Step& step) const;
   // Replaces runs of steps on providers that compile partitions by one step each.
   void MergeCompiledPartitions(const Model& model);
   // Drops initializers no step reads at run time (weights a compiled

@@ -2,6 +2,7 @@
 // by enable_profiling (or `tessera run --profile`).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "tessera/base/mapped_file.h"
@@ -15,22 +16,52 @@ namespace {
 struct Totals {
   double us = 0;
   int count = 0;
+  double flops = 0;     // over the events that carry a count
+  double rated_us = 0;  // the time of those events
+  void Add(double dur, const Json* args) {
+    us += dur;
+    ++count;
+    double f = args ? args->NumberOr("flops", -1) : -1;
+    if (f >= 0) {
+      flops += f;
+      rated_us += dur;
+    }
+  }
 };
 
-void PrintTable(const char* title, const std::map<std::string, Totals>& rows, double total_us) {
+// Rates are shown for rows whose events carry flop counts (convolutions and
+// matrix products; elementwise ops count one per output). peak: GFLOP/s of
+// the threads the profile ran on, or 0 when not given.
+void PrintTable(const char* title, const std::map<std::string, Totals>& rows, double total_us, double peak = 0) {
   std::vector<std::pair<std::string, Totals>> sorted(rows.begin(), rows.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
   std::printf("\n%s\n", title);
-  for (const auto& [name, t] : sorted)
-    std::printf("  %-32s %10.3f ms %6.1f%%  (%d)\n", name.c_str(), t.us / 1000.0,
+  for (const auto& [name, t] : sorted) {
+    std::printf("  %-32s %10.3f ms %6.1f%%  (%d)", name.c_str(), t.us / 1000.0,
                 total_us > 0 ? 100.0 * t.us / total_us : 0.0, t.count);
+    if (t.rated_us > 0 && t.flops > 0) {
+      const double rate = t.flops / t.rated_us / 1e3;  // GFLOP/s
+      std::printf("  %9.3f GFLOP %8.1f GFLOP/s", t.flops / 1e9, rate);
+      if (peak > 0) std::printf(" %5.1f%% of peak", 100.0 * rate / peak);
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace
 
 int ProfileCommand(int argc, char** argv) {
   Args args = ParseArgs(argc, argv, 2, {});
-  if (args.positional.size() != 1) TS_THROW(kInvalidArgument, "usage: tessera profile TRACE.json");
+  if (args.positional.size() != 1) TS_THROW(kInvalidArgument, "usage: tessera profile TRACE.json [--peak GFLOPS]");
+  double peak = 0;
+  if (args.has("peak")) {
+    const std::string text = args.get("peak");
+    char* end = nullptr;
+    peak = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(peak > 0))
+      TS_THROW(kInvalidArgument, "--peak wants the machine's GFLOP/s for the threads profiled (a positive number), got '",
+               text, "'");
+  }
   Json trace = ParseJson(ReadFileToString(args.positional[0]));
   const Json* events = trace.Find("traceEvents");
   if (events == nullptr || events->type != Json::Type::kArray)
@@ -42,6 +73,7 @@ int ProfileCommand(int argc, char** argv) {
     double us;
   };
   std::vector<NodeTime> nodes;
+  Totals all_nodes;
   double node_us = 0, copy_us = 0;
   // Inside compiled partitions (oneDNN): primitives and layout reorders.
   double step_us = 0, reorder_us = 0;
@@ -56,10 +88,9 @@ int ProfileCommand(int argc, char** argv) {
     if (cat == "node" || cat == "copy") {
       node_us += dur;
       if (cat == "copy") copy_us += dur;
-      by_op[cat == "copy" ? "(copy)" : op].us += dur;
-      by_op[cat == "copy" ? "(copy)" : op].count++;
-      by_ep[ep].us += dur;
-      by_ep[ep].count++;
+      by_op[cat == "copy" ? "(copy)" : op].Add(dur, a);
+      by_ep[ep].Add(dur, a);
+      if (cat == "node") all_nodes.Add(dur, a);
       std::string shapes;
       if (a) {
         if (const Json* ins = a->Find("inputs"))
@@ -69,21 +100,25 @@ int ProfileCommand(int argc, char** argv) {
     } else if (cat == "step" || cat == "reorder") {
       (cat == "step" ? step_us : reorder_us) += dur;
       ++(cat == "step" ? steps : reorders);
-      Totals& k = by_kernel[a ? a->StringOr("implementation", "?") : "?"];
-      k.us += dur;
-      k.count++;
+      by_kernel[a ? a->StringOr("implementation", "?") : "?"].Add(dur, a);
     } else if (cat == "session") {
       std::string name = e.StringOr("name", "?");
       if (name == "model_run") ++runs;
-      phases[name].us += dur;
-      phases[name].count++;
+      phases[name].Add(dur, nullptr);
     }
   }
   std::printf("profile %s: %zu node executions over %d run(s), %.3f ms in nodes\n", args.positional[0].c_str(),
               nodes.size(), runs, node_us / 1000.0);
+  if (all_nodes.rated_us > 0 && runs > 0) {
+    const double rate = all_nodes.flops / all_nodes.rated_us / 1e3;
+    std::printf("arithmetic: %.3f GFLOP per run, %.1f GFLOP/s over the nodes that count it", all_nodes.flops / 1e9 / runs,
+                rate);
+    if (peak > 0) std::printf(" (%.1f%% of the %.1f GFLOP/s peak)", 100.0 * rate / peak, peak);
+    std::printf("\n");
+  }
   PrintTable("session phases:", phases, 0);
-  PrintTable("time by op type:", by_op, node_us);
-  PrintTable("time by execution provider:", by_ep, node_us);
+  PrintTable("time by op type:", by_op, node_us, peak);
+  PrintTable("time by execution provider:", by_ep, node_us, peak);
   std::printf("\ncopies between memory spaces: %.3f ms (%.1f%% of node time)\n", copy_us / 1000.0,
               node_us > 0 ? 100.0 * copy_us / node_us : 0.0);
   if (steps + reorders > 0)
@@ -91,7 +126,8 @@ int ProfileCommand(int argc, char** argv) {
                 steps, step_us / 1000.0, reorders, reorder_us / 1000.0,
                 100.0 * reorder_us / std::max(1.0, step_us + reorder_us));
   if (steps + reorders > 0)
-    PrintTable("inside compiled partitions, by kernel (\"host\": Tessera's own code):", by_kernel, step_us + reorder_us);
+    PrintTable("inside compiled partitions, by kernel (\"host\": Tessera's own code):", by_kernel, step_us + reorder_us,
+               peak);
   std::sort(nodes.begin(), nodes.end(), [](const NodeTime& a, const NodeTime& b) { return a.us > b.us; });
   std::printf("\n10 slowest node executions:\n");
   for (size_t i = 0; i < nodes.size() && i < 10; ++i)

@@ -159,6 +159,15 @@ TEST(DnnlPartition, ProfileShowsEveryPrimitiveAndReorder) {
       EXPECT_GT(args->NumberOr("bytes", 0), 0);
       // Which kernel oneDNN picked ("brgconv:avx512_core", "jit:uni"...).
       EXPECT_FALSE(args->StringOr("implementation", "").empty()) << e.StringOr("name", "");
+      // Convolutions and the classifier carry their arithmetic, reorders none.
+      const std::string name = e.StringOr("name", "");
+      const bool rated = (name.rfind("'conv1'", 0) == 0 || name.rfind("'dw'", 0) == 0 || name.rfind("'fc'", 0) == 0) &&
+                         name.find("(SiLU)") == std::string::npos;  // the SiLU after dw is its own host step
+      EXPECT_EQ(args->NumberOr("flops", -1) > 0, rated) << name;
+    }
+    if (cat == "node") {
+      ASSERT_NE(args, nullptr);
+      EXPECT_GT(args->NumberOr("flops", -1), 2 * (16 * 20 * 20) * (8 * 9)) << "the partition sums its nodes";
     }
     if (cat == "step") ++steps;
     if (cat == "step" && e.StringOr("name", "").find("conv1") != std::string::npos) conv_step = true;
@@ -462,6 +471,38 @@ TEST(DnnlPartition, WinogradRunsStrideOne3x3ConvolutionsUnlessTurnedOff) {
     auto r = CompareValues(dnnl.Run(feeds)[0], cpu.Run(feeds)[0], 1e-4, 1e-5);
     EXPECT_TRUE(r.match) << "winograd " << winograd << ": " << r.message;
   }
+}
+
+// The flops of the first step whose label starts with node `node`, or -2
+// when no step does.
+int64_t FlopsOf(const dnnl_ep::Plan& plan, const std::string& node) {
+  for (const auto& step : plan.steps)
+    if (step.label.rfind("'" + node + "'", 0) == 0) return step.flops;
+  return -2;
+}
+
+TEST(DnnlPartition, StepsCountTheirMultiplyAddsForProfiles) {
+  // Winograd or not, a convolution counts the direct method's work.
+  for (bool winograd : {true, false}) {
+    Model m = ThreeByThreeConvs();
+    dnnl_ep::Plan plan = CompileBlock(m, winograd);
+    EXPECT_EQ(FlopsOf(plan, "conv1"), 2 * (32 * 14 * 14) * (16 * 9)) << "winograd " << winograd;
+    EXPECT_EQ(FlopsOf(plan, "conv2"), 2 * (32 * 7 * 7) * (32 * 9)) << "stride 2";
+  }
+  Model block = Block();
+  dnnl_ep::Plan plan = CompileBlock(block);
+  EXPECT_EQ(FlopsOf(plan, "conv1"), 2 * (16 * 20 * 20) * (8 * 9));
+  EXPECT_EQ(FlopsOf(plan, "dw"), 2 * (16 * 20 * 20) * 9) << "depthwise: one channel per output";
+  EXPECT_EQ(FlopsOf(plan, "fc"), 2 * 10 * 16);
+  for (const auto& step : plan.steps)
+    if (!step.primitive || step.primitive.get_kind() == dnnl::primitive::kind::reorder ||
+        step.primitive.get_kind() == dnnl::primitive::kind::pooling)
+      EXPECT_EQ(step.flops, -1) << step.label << ": memory-bound steps are not rated";
+  // The squeeze-and-excitation layers, host matrix-vector steps on 2 images.
+  Model se = SqueezeExcite();
+  dnnl_ep::Plan se_plan = CompileBlock(se);
+  EXPECT_EQ(FlopsOf(se_plan, "s1"), 2 * 2 * 6 * 24);
+  EXPECT_EQ(FlopsOf(se_plan, "s2"), 2 * 2 * 24 * 6);
 }
 
 TEST(DnnlPartition, ActivationsAndResidualAddBecomePostOpsAndSiluRunsInPlace) {

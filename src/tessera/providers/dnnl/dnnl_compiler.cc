@@ -20,6 +20,36 @@ Desc PlainDesc(const Dims& dims) {
   return Desc(dims, dt::f32, strides);
 }
 
+int64_t PrimitiveFlops(const dnnl::primitive_desc_base& pd) {
+  using kind = dnnl::primitive::kind;
+  const kind k = pd.get_kind();
+  if (k != kind::convolution && k != kind::deconvolution && k != kind::matmul && k != kind::inner_product) return -1;
+  const Dims src = pd.src_desc().dims(), wei = pd.weights_desc().dims(), dst = pd.dst_desc().dims();
+  auto product = [](const Dims& d, size_t from) {
+    int64_t n = 1;
+    for (size_t i = from; i < d.size(); ++i) n *= d[i];
+    return n;
+  };
+  switch (k) {
+    case kind::convolution: {
+      // Weights [G,] OC, IC/G, spatial: one multiply-add per weight of an
+      // output channel, for every output.
+      const size_t per_output = wei.size() > src.size() ? 2 : 1;
+      return 2 * product(dst, 0) * product(wei, per_output);
+    }
+    case kind::deconvolution: {
+      // Every input scatters into OC/G outputs over the kernel window.
+      const bool grouped = wei.size() > src.size();
+      const size_t oc = grouped ? 1 : 0;
+      return 2 * product(src, 0) * wei[oc] * product(wei, oc + 2);
+    }
+    case kind::matmul:
+      return src.empty() ? -1 : 2 * product(dst, 0) * src.back();
+    default:  // inner product: dst [N, OC], src [N, IC, spatial...]
+      return 2 * product(dst, 0) * product(src, 1);
+  }
+}
+
 Desc AnyDesc(const Dims& dims) { return Desc(dims, dt::f32, tag::any); }
 
 Desc DenseLike(const Desc& like, const Dims& dims) {
@@ -270,16 +300,18 @@ void Compiler::Emit(const dnnl::primitive_desc_base& pd, dnnl::primitive primiti
   step.label = std::move(label);
   step.implementation = pd.impl_info_str();
   step.scratchpad = pd.scratchpad_desc();
+  step.flops = PrimitiveFlops(pd);
   plan_.scratchpad_bytes = std::max(plan_.scratchpad_bytes, step.scratchpad.get_size());
   plan_.steps.push_back(std::move(step));
 }
 
-void Compiler::EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label) {
+void Compiler::EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label, int64_t flops) {
   PlanStep step;
   step.host = std::move(host);
   step.args = std::move(args);
   step.label = std::move(label);
   step.implementation = "host";
+  step.flops = flops;
   plan_.steps.push_back(std::move(step));
 }
 

@@ -82,7 +82,15 @@ struct PlanStep {
   std::string label;                      // for logs and errors: the node, or "reorder ..."
   std::string implementation;             // oneDNN's kernel ("brgconv:avx512_core"), or "host"
   Desc scratchpad;                        // zero when the primitive needs none
+  int64_t flops = -1;                     // per run (PrimitiveFlops, or the host step's count); -1 = not counted
 };
+
+// Twice the multiply-adds of a convolution, deconvolution, matrix product or
+// inner product primitive, from its descriptors; -1 for any other kind
+// (their cost is memory traffic, not arithmetic). The direct method's count
+// whatever algorithm oneDNN picked, so a Winograd convolution shows as a
+// higher rate, as it is usually quoted.
+int64_t PrimitiveFlops(const dnnl::primitive_desc_base& pd);
 
 // A constant whose reorder into its kernel's layout waits for the first
 // run. Reordering every weight at compile time held each twice until the
@@ -163,8 +171,10 @@ class Compiler {
   // Appends a step running `primitive` (made from `pd`) on `args`.
   void Emit(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::vector<std::pair<int, int>> args,
             std::string label);
-  // Appends a step running `host` on `args` (planned like any other step).
-  void EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label);
+  // Appends a step running `host` on `args` (planned like any other step);
+  // flops: its multiply-adds times two, for profiles, or -1 when it does
+  // none worth rating (elementwise passes).
+  void EmitHost(HostStep host, std::vector<std::pair<int, int>> args, std::string label, int64_t flops = -1);
 
   const dnnl::engine& engine() const { return engine_; }
   // SessionOptions::winograd_convolutions.

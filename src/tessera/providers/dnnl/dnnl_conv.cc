@@ -102,7 +102,7 @@ bool LowerPointGemv(Compiler& c, const Node& n, const std::vector<int64_t>& xs, 
           }
         }
       },
-      {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}, n.Label());
+      {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}, n.Label(), 2 * images * out * in);
   return true;
 }
 

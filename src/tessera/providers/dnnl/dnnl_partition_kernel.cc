@@ -130,11 +130,17 @@ void PartitionKernel::Compute(KernelContext& ctx) const {
       if (tracer != nullptr) {
         // Profiling: each primitive timed on its own, reorders apart.
         ws->stream.wait();
-        bool reorder = step.primitive && step.primitive.get_kind() == dnnl::primitive::kind::reorder;
-        int64_t bytes = 0;
+        StepRecord record;
+        record.name = step.label;
+        record.reorder = step.primitive && step.primitive.get_kind() == dnnl::primitive::kind::reorder;
+        record.implementation = step.implementation;
+        record.start_us = start;
+        record.duration_us = tracer->NowMicros() - start;
         for (const auto& [arg, v] : step.args)
-          if (arg == DNNL_ARG_DST || arg == DNNL_ARG_TO) bytes = static_cast<int64_t>(plan_.values[static_cast<size_t>(v)].desc.get_size());
-        tracer->Step(step.label, reorder ? "reorder" : "compute", step.implementation, start, tracer->NowMicros() - start, bytes);
+          if (arg == DNNL_ARG_DST || arg == DNNL_ARG_TO)
+            record.bytes = static_cast<int64_t>(plan_.values[static_cast<size_t>(v)].desc.get_size());
+        record.flops = step.flops;
+        tracer->Step(record);
       }
     }
     ws->stream.wait();
