@@ -25,6 +25,7 @@
 #include "tessera/ops/kernel_table.h"
 #include "support/model_builder.h"
 #include "tessera/providers/cpu/cpu_execution_provider.h"
+#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera {
 namespace {
@@ -247,6 +248,21 @@ void BM_Lstm(benchmark::State& state) {
   Loop(state, run, 2.0 * static_cast<double>(seq * 4 * h * (in + h)), 0);
 }
 
+// The host matrix-vector step (squeeze-and-excitation layers) on a matrix
+// of this many KiB, which sets the cache level it streams from (L2, L3,
+// DRAM); set its bytes/s against bench/peak/stream_read.c's plain read.
+void BM_MatVecStream(benchmark::State& state) {
+  const int64_t k = 1024, rows = state.range(0) * 1024 / 4 / k;
+  const Tensor w = Random({rows, k}, 1), x = Random({k}, 2);
+  std::vector<float> y(static_cast<size_t>(rows));
+  for (auto _ : state) {
+    cpu::MatVecF32(w.data<float>(), x.data<float>(), rows, k, nullptr, y.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * rows * k * 4);
+}
+
 void ThreadArgs(benchmark::internal::Benchmark* b) { b->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime(); }
 
 BENCHMARK_CAPTURE(BM_MatMul, 1x768x768, 1, 768, 768)->Apply(ThreadArgs);
@@ -277,6 +293,7 @@ BENCHMARK_CAPTURE(BM_Unary, Sigmoid, "Sigmoid", 13)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Unary, Swish, "Swish", 24)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Unary, Erf, "Erf", 13)->Apply(ThreadArgs);
 BENCHMARK(BM_Lstm)->Apply(ThreadArgs);
+BENCHMARK(BM_MatVecStream)->ArgName("KiB")->Arg(256)->Arg(4096)->Arg(65536);
 
 }  // namespace
 }  // namespace tessera
