@@ -47,6 +47,8 @@ TEST(FlopEstimate, RecurrencesCountInputAndStateProducts) {
 TEST(FlopEstimate, OtherOpsCountOutputsAndUnknownShapesGiveMinusOne) {
   auto t = Types({{"x", {2, 3}}, {"y", {2, 3}}});
   EXPECT_EQ(EstimateFlops(MakeNode("r", "Relu", {"x"}, {"y"}), t), 6);
+  auto reshape = Types({{"x", {2, 3}}, {"s", {1}}, {"y", {6}}});
+  EXPECT_EQ(EstimateFlops(MakeNode("r", "Reshape", {"x", "s"}, {"y"}), reshape), 0) << "data movement only";
   auto dynamic = Types({{"x", {-1, 3}}, {"y", {-1, 3}}});
   EXPECT_EQ(EstimateFlops(MakeNode("r", "Relu", {"x"}, {"y"}), dynamic), -1);
   auto no_x = Types({{"w", {1, 8, 2}}, {"r", {1, 8, 2}}, {"y", {3, 1, 1, 2}}});

@@ -50,6 +50,25 @@ TEST(ShapeInference, BroadcastsAndComparisons) {
   EXPECT_FALSE(Infer(MakeNode("a", "Add", {"x", "y"}, {"z"}), {T({2, 3}), T({4})})[0].shape.has_value());
 }
 
+TEST(ShapeInference, RecurrencesGiveSequenceAndStateShapes) {
+  Node lstm = MakeNode("l", "LSTM", {"x", "w", "r"}, {"y", "y_h", "y_c"});
+  lstm.attributes = {test::IntAttr("hidden_size", 5)};
+  auto out = Infer(lstm, {T({7, 3, 4}), T({1, 20, 4}), T({1, 20, 5})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].ToString(), "tensor(float)[7,1,3,5]");
+  EXPECT_EQ(out[1].ToString(), "tensor(float)[1,3,5]");
+  EXPECT_EQ(out[2].ToString(), "tensor(float)[1,3,5]");
+  // Bidirectional GRU, batch first, hidden from R, symbolic batch.
+  Node gru = MakeNode("g", "GRU", {"x", "w", "r"}, {"y", "y_h"});
+  gru.attributes = {test::StringAttr("direction", "bidirectional"), test::IntAttr("layout", 1)};
+  auto g = Infer(gru, {T({-1, 6, 4}), T({2, 18, 4}), T({2, 18, 6})}, {}, 22);
+  EXPECT_EQ(g[0].ToString(), "tensor(float)[n,6,2,6]");
+  EXPECT_EQ(g[1].ToString(), "tensor(float)[n,2,6]");
+  // An input of the wrong rank leaves the shapes unknown (the kernel says why).
+  EXPECT_FALSE(Infer(MakeNode("r", "RNN", {"x", "w", "r"}, {"y"}), {T({7, 4}), T({1, 3, 4}), T({1, 3, 3})})[0]
+                   .shape.has_value());
+}
+
 TEST(ShapeInference, MatMulAndGemm) {
   EXPECT_EQ(Infer(MakeNode("m", "MatMul", {"a", "b"}, {"c"}), {T({5, 2, 3, 4}), T({4, 7})})[0].ToString(),
             "tensor(float)[5,2,3,7]");

@@ -1,6 +1,8 @@
 #include "tessera/ops/flop_estimate.h"
 
 #include <optional>
+#include <set>
+#include <string>
 
 namespace tessera {
 
@@ -23,10 +25,17 @@ int64_t Product(const std::vector<int64_t>& dims, size_t from = 0) {
 
 int64_t EstimateFlops(const Node& node, const GraphTypes& types) {
   if (node.outputs.empty()) return 0;
-  auto out = StaticShapeOf(types, node.outputs[0]);
-  if (!out) return -1;
   const std::string& op = node.op_type;
   auto in = [&](size_t i) { return i < node.inputs.size() ? StaticShapeOf(types, node.inputs[i]) : std::nullopt; };
+  if (op == "LSTM" || op == "GRU" || op == "RNN") {
+    // Every step multiplies the input by W and the state by R, for every
+    // batch row and direction (W: [dirs, gates*H, input], R: [dirs, gates*H, H]).
+    auto x = in(0), w = in(1), r = in(2);
+    if (!x || x->size() != 3 || !w || !r) return -1;
+    return 2 * x->at(0) * x->at(1) * (Product(*w) + Product(*r));
+  }
+  auto out = StaticShapeOf(types, node.outputs[0]);
+  if (!out) return -1;
   if (op == "MatMul" || op == "FusedMatMul" || op == "MatMulInteger") {
     auto a = in(0);
     if (!a || a->empty()) return -1;
@@ -61,6 +70,13 @@ int64_t EstimateFlops(const Node& node, const GraphTypes& types) {
     if (!x || x->size() != 3 || !w || !r) return -1;
     return 2 * x->at(0) * x->at(1) * (Product(*w) + Product(*r));
   }
+  // Ops that only move or view data: no arithmetic (profiles show no rate).
+  static const std::set<std::string> data_movement = {
+      "Reshape", "Squeeze",  "Unsqueeze",      "Flatten",         "Identity",        "Shape",        "Size",
+      "Gather",  "GatherND", "GatherElements", "Concat",          "Split",           "Slice",        "Transpose",
+      "Expand",  "Tile",     "Pad",            "Cast",            "CastLike",        "Constant",     "ConstantOfShape",
+      "Compress", "DepthToSpace", "SpaceToDepth", "ScatterND",    "ScatterElements", "ReverseSequence"};
+  if (node.domain == kOnnxDomain && data_movement.count(op)) return 0;
   return Product(*out);
 }
 

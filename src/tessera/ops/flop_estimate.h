@@ -1,6 +1,7 @@
 // Rough arithmetic cost of a node from its static shapes, for fallback
-// policies and placement reports: multiply-adds count two, other ops one per
-// output element.
+// policies, placement reports and profiles: multiply-adds count two, ops
+// that only move or view data (Reshape, Concat, Gather...) none, other ops
+// one per output element.
 #pragma once
 
 #include <cstdint>

@@ -205,6 +205,27 @@ std::vector<TypeInfo> MatMul(const InferenceInput& in) {
   return {TensorOf(a.elem_type, out)};
 }
 
+// LSTM, GRU and RNN: Y [seq, dirs, batch, hidden] and the final states
+// (Y_h, and LSTM's Y_c) [dirs, batch, hidden]; layout 1 puts batch first
+// in all of them. Hidden comes from hidden_size, else from R [dirs, gates*H, H].
+std::vector<TypeInfo> Recurrent(const InferenceInput& in) {
+  const TypeInfo& x = in.inputs[0];
+  const size_t outputs = in.node.op_type == "LSTM" ? 3 : 2;
+  if (!HasShape(x) || RankOf(x) != 3) return std::vector<TypeInfo>(outputs, TensorOf(x.elem_type));
+  const bool batch_first = AttrInt(in.node, "layout", 0) != 0;
+  const Dim seq = (*x.shape)[batch_first ? 1 : 0], batch = (*x.shape)[batch_first ? 0 : 1];
+  const Attribute* direction = in.node.FindAttribute("direction");
+  const Dim dirs = Dim::Known(direction != nullptr && direction->s == "bidirectional" ? 2 : 1);
+  Dim hidden;
+  if (HasAttr(in.node, "hidden_size")) hidden = Dim::Known(AttrInt(in.node, "hidden_size", 0));
+  else if (in.inputs.size() > 2 && HasShape(in.inputs[2]) && RankOf(in.inputs[2]) == 3) hidden = (*in.inputs[2].shape)[2];
+  std::vector<TypeInfo> result = {
+      TensorOf(x.elem_type, batch_first ? Dims{batch, seq, dirs, hidden} : Dims{seq, dirs, batch, hidden})};
+  const Dims state = batch_first ? Dims{batch, dirs, hidden} : Dims{dirs, batch, hidden};
+  result.resize(outputs, TensorOf(x.elem_type, state));
+  return result;
+}
+
 std::vector<TypeInfo> Gemm(const InferenceInput& in) {
   const TypeInfo& a = in.inputs[0];
   const TypeInfo& b = in.inputs[1];
@@ -591,6 +612,8 @@ std::vector<TypeInfo> InferOutputTypes(const InferenceInput& in) {
     result = MatMul(in);
   } else if (op == "Gemm") {
     result = Gemm(in);
+  } else if (op == "LSTM" || op == "GRU" || op == "RNN") {
+    result = Recurrent(in);
   } else if (op == "Conv" || op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
     result = Pool(in, false);
   } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {

@@ -117,12 +117,17 @@ std::string DescribeForTrace(const Value* v) {
 }
 
 // A node whose shapes were not static at session creation (a symbolic
-// batch): its estimate from the tensors this run actually had.
-int64_t FlopsFromRunShapes(const Node& node, const std::vector<const Value*>& inputs,
+// batch): its estimate from the tensors this run actually had, and the
+// static types of inputs no longer in the frame (weights a kernel packed).
+int64_t FlopsFromRunShapes(const Node& node, const GraphTypes& types, const std::vector<const Value*>& inputs,
                            const std::vector<int>& output_slots, const std::vector<Value>& frame) {
   GraphTypes run;
   auto add = [&](const std::string& name, const Value* v) {
-    if (name.empty() || v == nullptr || !v->is_tensor()) return;
+    if (name.empty()) return;
+    if (v == nullptr || !v->is_tensor()) {
+      if (auto it = types.types.find(name); it != types.types.end()) run.types.emplace(name, it->second);
+      return;
+    }
     std::vector<Dim> dims;
     for (int64_t d : v->tensor().shape()) dims.push_back(Dim::Known(d));
     run.types.emplace(name, TypeInfo::Tensor(v->tensor().dtype(), std::move(dims)));
@@ -157,7 +162,7 @@ void CompiledGraph::RecordNode(Profiler* profiler, const Step& step, int64_t sta
   if (!step.is_copy) e.args.emplace_back("partition", std::to_string(step.partition));
   int64_t flops = step.flops;
   if (flops < 0 && !step.is_copy && step.members.empty())
-    flops = FlopsFromRunShapes(*step.node, inputs, output_slots, frame);
+    flops = FlopsFromRunShapes(*step.node, types_, inputs, output_slots, frame);
   if (flops >= 0) e.args.emplace_back("flops", std::to_string(flops));
   if (!step.members.empty()) {
     std::string names = "[";
