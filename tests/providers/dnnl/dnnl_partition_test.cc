@@ -208,6 +208,42 @@ TEST(DnnlPartition, WrongInputShapeIsAClearError) {
   }
 }
 
+// Nodes only oneDNN would take between nodes only the CPU EP runs: alone
+// they would make a partition that moves data (Squeeze, Concat) and nothing
+// else, so they stay on the CPU; one with arithmetic (Relu) keeps oneDNN.
+Model BetweenCpuNodes(const std::string& middle) {
+  Node squeeze = MakeNode("squeeze", "Squeeze", {"s", "axes"}, {"q"});
+  Node cat = MakeNode("cat", "Concat", {"q", "q"}, {"k"});
+  cat.attributes = {IntAttr("axis", 1)};
+  std::vector<Node> nodes = {MakeNode("sin", "Sin", {"x"}, {"s"}), squeeze, cat};
+  if (middle == "Relu") nodes.push_back(MakeNode("relu", "Relu", {"k"}, {"k2"}));
+  nodes.push_back(MakeNode("cos", "Cos", {middle == "Relu" ? "k2" : "k"}, {"y"}));
+  Model m = MakeModel(std::move(nodes), {TensorInfo("x", DataType::kFloat, {1, 4, 6})},
+                      {TensorInfo("y", DataType::kFloat, {4, 12})});
+  m.graph->initializers["axes"] = Tensor::FromVector<int64_t>({0}, {1});
+  return m;
+}
+
+TEST(DnnlPartition, RunsThatOnlyMoveDataStayWithTheirCpuNeighbours) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  Session moves(BetweenCpuNodes("none"), Options(), MakeProviders({"dnnl", "cpu"}));
+  for (const auto& p : moves.Placement()) {
+    EXPECT_EQ(p.provider, "cpu") << p.node;
+    if (p.op_type == "Squeeze" || p.op_type == "Concat") {
+      ASSERT_FALSE(p.declined.empty()) << p.node;
+      EXPECT_NE(p.declined.back().find("would only move data"), std::string::npos) << p.declined.back();
+    }
+  }
+  Session computes(BetweenCpuNodes("Relu"), Options(), MakeProviders({"dnnl", "cpu"}));
+  int on_dnnl = 0;
+  for (const auto& p : computes.Placement()) on_dnnl += p.provider == "dnnl";
+  EXPECT_EQ(on_dnnl, 3) << "Squeeze, Concat and Relu make a partition with arithmetic";
+  Session cpu(BetweenCpuNodes("none"), Options(), MakeProviders({"cpu"}));
+  Feeds feeds{{"x", Value(Seeded({1, 4, 6}, 3, 2.0f))}};
+  auto r = CompareValues(moves.Run(feeds)[0], cpu.Run(feeds)[0], 0, 0);
+  EXPECT_TRUE(r.match) << r.message;
+}
+
 TEST(DnnlPartition, DynamicShapesFallBackToCpuWithAReason) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   Model m = MakeModel({MakeNode("relu", "Relu", {"x"}, {"y"})}, {TensorInfo("x", DataType::kFloat, {-1, 4})},
@@ -494,10 +530,12 @@ TEST(DnnlPartition, StepsCountTheirMultiplyAddsForProfiles) {
   EXPECT_EQ(FlopsOf(plan, "conv1"), 2 * (16 * 20 * 20) * (8 * 9));
   EXPECT_EQ(FlopsOf(plan, "dw"), 2 * (16 * 20 * 20) * 9) << "depthwise: one channel per output";
   EXPECT_EQ(FlopsOf(plan, "fc"), 2 * 10 * 16);
-  for (const auto& step : plan.steps)
+  for (const auto& step : plan.steps) {
     if (!step.primitive || step.primitive.get_kind() == dnnl::primitive::kind::reorder ||
-        step.primitive.get_kind() == dnnl::primitive::kind::pooling)
+        step.primitive.get_kind() == dnnl::primitive::kind::pooling) {
       EXPECT_EQ(step.flops, -1) << step.label << ": memory-bound steps are not rated";
+    }
+  }
   // The squeeze-and-excitation layers, host matrix-vector steps on 2 images.
   Model se = SqueezeExcite();
   dnnl_ep::Plan se_plan = CompileBlock(se);
