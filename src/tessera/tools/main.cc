@@ -34,8 +34,9 @@ void PrintUsage() {
       "        where each node would run, partitions and copies, without running the model\n"
       "  optimize IN.onnx OUT.onnx [--level L] [--disable PASS,...] [--providers LIST] [--stats] [--verbose]\n"
       "        run the graph optimizer and write the optimized model (see docs/optimizer.md)\n"
-      "  profile TRACE.json\n"
-      "        summarize a profile: time by op type and provider, copies, slowest nodes\n");
+      "  profile TRACE.json [--peak GFLOPS]\n"
+      "        summarize a profile: time by op type, provider and kernel, GFLOP/s (and the share of --peak),\n"
+      "        copies, slowest nodes\n");
 }
 
 }  // namespace
