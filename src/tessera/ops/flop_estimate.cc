@@ -63,13 +63,6 @@ int64_t EstimateFlops(const Node& node, const GraphTypes& types) {
     if (!x || !w || w->size() < 2) return -1;
     return 2 * Product(*x) * Product(*w, 1);
   }
-  if (op == "LSTM" || op == "GRU" || op == "RNN") {
-    // Every step multiplies the input by W and the state by R, for every
-    // batch row and direction (W: [dirs, gates*H, input], R: [dirs, gates*H, H]).
-    auto x = in(0), w = in(1), r = in(2);
-    if (!x || x->size() != 3 || !w || !r) return -1;
-    return 2 * x->at(0) * x->at(1) * (Product(*w) + Product(*r));
-  }
   // Ops that only move or view data: no arithmetic (profiles show no rate).
   static const std::set<std::string> data_movement = {
       "Reshape", "Squeeze",  "Unsqueeze",      "Flatten",         "Identity",        "Shape",        "Size",

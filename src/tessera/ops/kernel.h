@@ -70,8 +70,8 @@ class SubgraphRunner {
   virtual std::vector<Value> Run(const Graph& graph, const std::vector<Value>& inputs) = 0;
 };
 
-// Receives the sub-steps a kernel times itself (the primitives and layout
-// reorders inside a compiled partition) while the session is profiling.
+// One sub-step a kernel timed itself (a primitive or layout reorder inside
+// a compiled partition).
 struct StepRecord {
   std::string_view name;
   bool reorder = false;             // a layout change rather than a computation
@@ -82,6 +82,7 @@ struct StepRecord {
   int64_t flops = -1;  // floating-point operations done (multiply-adds count two), -1 when not counted
 };
 
+// Receives a kernel's sub-steps while the session is profiling.
 class StepTracer {
  public:
   virtual ~StepTracer() = default;
