@@ -49,6 +49,14 @@ Tensor Seeded(std::vector<int64_t> shape, uint32_t seed, float scale = 1.0f) {
   return Tensor::FromVector<float>(v, std::move(shape));
 }
 
+// A convolution's weights (seeded, scaled by 0.5) and its bias (the next
+// seed), as the models below set them.
+void SeedConv(Model& m, const std::string& w, const std::string& b, std::vector<int64_t> shape, uint32_t seed) {
+  const int64_t out = shape[0];
+  m.graph->initializers[w] = Seeded(std::move(shape), seed, 0.5f);
+  m.graph->initializers[b] = Seeded({out}, seed + 1);
+}
+
 Tensor Scalar(float v) { return Tensor::FromVector<float>({v}, {}); }
 
 Node Conv(const std::string& name, const std::string& x, const std::string& w, const std::string& b,
@@ -75,10 +83,8 @@ Model Block() {
                       {TensorInfo("x", DataType::kFloat, {1, 8, 20, 20})},
                       {TensorInfo("y", DataType::kFloat, {1, 10})});
   auto& init = m.graph->initializers;
-  init["w1"] = Seeded({16, 8, 3, 3}, 1, 0.5f);
-  init["b1"] = Seeded({16}, 2);
-  init["w2"] = Seeded({16, 1, 3, 3}, 3, 0.5f);
-  init["b2"] = Seeded({16}, 4);
+  SeedConv(m, "w1", "b1", {16, 8, 3, 3}, 1);
+  SeedConv(m, "w2", "b2", {16, 1, 3, 3}, 3);
   init["fc_w"] = Seeded({10, 16}, 5);
   init["fc_b"] = Seeded({10}, 6);
   return m;
@@ -305,15 +311,10 @@ Model MixedLayoutConcat() {
   Model m = MakeModel({Conv("c0", "x", "w0", "b0", "f0"), one, Conv("c2", "x", "w2", "b2", "f2"), cat, last},
                       {TensorInfo("x", DataType::kFloat, {2, 16, 10, 9})},
                       {TensorInfo("y", DataType::kFloat, {2, 8, 10, 9})});
-  auto& init = m.graph->initializers;
-  init["w0"] = Seeded({32, 16, 3, 3}, 1, 0.5f);
-  init["b0"] = Seeded({32}, 2);
-  init["w1"] = Seeded({24, 16, 1, 1}, 3, 0.5f);
-  init["b1"] = Seeded({24}, 4);
-  init["w2"] = Seeded({16, 16, 3, 3}, 5, 0.5f);
-  init["b2"] = Seeded({16}, 6);
-  init["w3"] = Seeded({8, 72, 1, 1}, 7, 0.5f);
-  init["b3"] = Seeded({8}, 8);
+  SeedConv(m, "w0", "b0", {32, 16, 3, 3}, 1);
+  SeedConv(m, "w1", "b1", {24, 16, 1, 1}, 3);
+  SeedConv(m, "w2", "b2", {16, 16, 3, 3}, 5);
+  SeedConv(m, "w3", "b3", {8, 72, 1, 1}, 7);
   return m;
 }
 
@@ -358,15 +359,10 @@ Model SqueezeExcite(const std::string& act = "Relu") {
   Model m = MakeModel(std::move(nodes), {TensorInfo("x", DataType::kFloat, {2, 8, 11, 9})},
                       {TensorInfo("y", DataType::kFloat, {2, 8, 11, 9}),
                        TensorInfo("se", DataType::kFloat, {2, 24, 1, 1})});
-  auto& init = m.graph->initializers;
-  init["w"] = Seeded({24, 8, 3, 3}, 1, 0.5f);
-  init["b"] = Seeded({24}, 2);
-  init["ws1"] = Seeded({6, 24, 1, 1}, 3, 0.5f);
-  init["bs1"] = Seeded({6}, 4);
-  init["ws2"] = Seeded({24, 6, 1, 1}, 5, 0.5f);
-  init["bs2"] = Seeded({24}, 6);
-  init["wo"] = Seeded({8, 24, 1, 1}, 7, 0.5f);
-  init["bo"] = Seeded({8}, 8);
+  SeedConv(m, "w", "b", {24, 8, 3, 3}, 1);
+  SeedConv(m, "ws1", "bs1", {6, 24, 1, 1}, 3);
+  SeedConv(m, "ws2", "bs2", {24, 6, 1, 1}, 5);
+  SeedConv(m, "wo", "bo", {8, 24, 1, 1}, 7);
   return m;
 }
 
@@ -474,11 +470,8 @@ Model ThreeByThreeConvs() {
                        Conv("conv2", "r", "w2", "b2", "y", 1, 2)},
                       {TensorInfo("x", DataType::kFloat, {1, 16, 14, 14})},
                       {TensorInfo("y", DataType::kFloat, {1, 32, 7, 7})});
-  auto& init = m.graph->initializers;
-  init["w1"] = Seeded({32, 16, 3, 3}, 1, 0.5f);
-  init["b1"] = Seeded({32}, 2);
-  init["w2"] = Seeded({32, 32, 3, 3}, 3, 0.5f);
-  init["b2"] = Seeded({32}, 4);
+  SeedConv(m, "w1", "b1", {32, 16, 3, 3}, 1);
+  SeedConv(m, "w2", "b2", {32, 32, 3, 3}, 3);
   return m;
 }
 
@@ -581,10 +574,8 @@ Model DenseLayer(bool relu) {
   Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {1, 8, 9, 7})},
                       {TensorInfo("y", DataType::kFloat, {1, 4, 9, 7})});
   auto& init = m.graph->initializers;
-  init["w0"] = Seeded({8, 8, 3, 3}, 12, 0.5f);
-  init["b0"] = Seeded({8}, 13);
-  init["w1"] = Seeded({16, 8, 3, 3}, 1, 0.5f);
-  init["b1"] = Seeded({16}, 2);
+  SeedConv(m, "w0", "b0", {8, 8, 3, 3}, 12);
+  SeedConv(m, "w1", "b1", {16, 8, 3, 3}, 1);
   init["w2"] = Seeded({5, 8, 3, 3}, 3, 0.5f);  // a width off the vector length
   init["b2"] = Seeded({5}, 4);
   init["s"] = Seeded({29}, 5, 2.0f);
@@ -593,8 +584,7 @@ Model DenseLayer(bool relu) {
   std::vector<float> var(29);
   for (size_t i = 0; i < var.size(); ++i) var[i] = 0.25f + 0.1f * static_cast<float>(i);
   init["v"] = Tensor::FromVector<float>(var, {29});
-  init["w3"] = Seeded({4, 29, 3, 3}, 8, 0.5f);
-  init["b3"] = Seeded({4}, 9);
+  SeedConv(m, "w3", "b3", {4, 29, 3, 3}, 8);
   return m;
 }
 
@@ -739,20 +729,16 @@ Model ShuffleUnit(bool split, int64_t half) {
   if (split) outs.push_back(TensorInfo("y1", DataType::kFloat, {1, 4, 6, 5}));
   Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {1, 8, 6, 5})}, outs);
   auto& init = m.graph->initializers;
-  init["wa"] = Seeded({half, 8, 3, 3}, 1, 0.5f);
-  init["ba"] = Seeded({half}, 2);
-  init["wb"] = Seeded({half, 8, 3, 3}, 3, 0.5f);
-  init["bb"] = Seeded({half}, 4);
+  SeedConv(m, "wa", "ba", {half, 8, 3, 3}, 1);
+  SeedConv(m, "wb", "bb", {half, 8, 3, 3}, 3);
   init["shape5"] = Tensor::FromVector<int64_t>({1, 2, half, 6, 5}, {5});
   init["shape4"] = Tensor::FromVector<int64_t>({1, -1, 6, 5}, {4});
   init["start0"] = Tensor::FromVector<int64_t>({0}, {1});
   init["mid"] = Tensor::FromVector<int64_t>({half}, {1});
   init["big"] = Tensor::FromVector<int64_t>({std::numeric_limits<int64_t>::max()}, {1});
   init["axis1"] = Tensor::FromVector<int64_t>({1}, {1});
-  init["w0"] = Seeded({4, split ? half : c, 3, 3}, 5, 0.5f);
-  init["b0"] = Seeded({4}, 6);
-  init["w1"] = Seeded({4, half, 3, 3}, 7, 0.5f);
-  init["b1"] = Seeded({4}, 8);
+  SeedConv(m, "w0", "b0", {4, split ? half : c, 3, 3}, 5);
+  SeedConv(m, "w1", "b1", {4, half, 3, 3}, 7);
   return m;
 }
 
