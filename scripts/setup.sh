@@ -12,6 +12,7 @@ packages=(
   libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
   libdnnl-dev
+  libonnx-testdata
 )
 missing=()
 for p in "${packages[@]}"; do

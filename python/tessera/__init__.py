@@ -212,6 +212,7 @@ def _check_order(name, value):
 
 
 _WINOGRAD_KEY = "tessera.winograd_convolutions"
+_MAX_ISA_KEY = "tessera.max_isa"
 
 
 class SessionOptions:
@@ -246,6 +247,8 @@ class SessionOptions:
         """Stores a session configuration entry. Tessera reads
         "tessera.winograd_convolutions": "0" keeps 3x3 convolutions on the
         direct method (default "1": Winograd where oneDNN has a kernel);
+        "tessera.max_isa": "avx512", "avx2", "sse4" or "scalar" caps the
+        SIMD level of the kernels, process-wide, as TESSERA_MAX_ISA does;
         other keys are stored only."""
         key = _check_str("key", key)
         value = _check_str("value", value)
@@ -430,6 +433,7 @@ class InferenceSession:
         config.disabled_optimizers = list(disabled)
         config.optimized_model_filepath = opts.optimized_model_filepath
         config.winograd_convolutions = opts._winograd_convolutions()
+        config.max_isa = opts._config.get(_MAX_ISA_KEY, "")
         names, options = _normalize_providers(providers, provider_options)
         self._sess = _C.Session(source, config, names)
         self._provider_options = options
@@ -461,6 +465,12 @@ class InferenceSession:
         """The session's providers in priority order, onnxruntime-style names
         (['CPUExecutionProvider']) whichever spelling was passed in."""
         return [_ort_name(p) for p in self._sess.providers()]
+
+    def get_instruction_sets(self):
+        """Tessera's extension: the instruction set each library of the
+        session runs with, e.g. {'onednn': 'avx2', 'highway': 'AVX2',
+        'openblas': 'Haswell'} (see the "tessera.max_isa" config entry)."""
+        return dict(self._sess.instruction_sets())
 
     def get_provider_options(self):
         return {_ort_name(p): {} for p in self._sess.providers()}

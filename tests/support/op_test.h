@@ -1,6 +1,9 @@
 // Builds a one-node model in memory, runs it on every available execution
-// provider and checks each result against the expected outputs (and, for
-// non-CPU providers, against the CPU provider's result).
+// provider and checks each result against the expected outputs. The CPU
+// provider runs first; every other provider's result is also checked against
+// the CPU's. A provider that declines the node (its fallback to the CPU runs
+// it instead) is named with its reason in the test's output, never counted
+// as having run it.
 //
 //   OpTest("Add", 14)
 //       .Input("a", Tensor::FromVector<float>({1, 2}, {2}))
@@ -23,7 +26,9 @@ namespace tessera::test {
 
 class OpTest {
  public:
-  explicit OpTest(std::string op_type, int64_t opset = kLatestOpset, std::string domain = "ai.onnx");
+  // opset kNewestImplemented: the newest opset the CPU kernel table
+  // implements for this op.
+  explicit OpTest(std::string op_type, int64_t opset = kNewestImplemented, std::string domain = "ai.onnx");
 
   OpTest& Attr(const std::string& name, int64_t v);
   OpTest& Attr(const std::string& name, float v);
@@ -58,7 +63,9 @@ class OpTest {
 
   Model BuildModel() const;
 
-  static constexpr int64_t kLatestOpset = 21;
+  static constexpr int64_t kNewestImplemented = -1;
+  // The opset the test builds its model with.
+  int64_t opset() const { return opset_; }
 
  private:
   std::string op_type_;

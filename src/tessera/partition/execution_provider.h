@@ -5,8 +5,10 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "tessera/base/cpu_isa.h"
 #include "tessera/ops/kernel.h"
 #include "tessera/ops/kernel_table.h"
 #include "tessera/ops/shape_inference.h"
@@ -81,6 +83,15 @@ class ExecutionProvider {
   // asynchronous devices would otherwise be timed at enqueue).
   virtual void Synchronize() const {}
   virtual const KernelTable& kernels() const = 0;
+
+  // Caps the instruction sets this EP's kernels and the libraries it drives
+  // may use (base/cpu_isa.h). The cap is process-wide; this throws when the
+  // machine cannot run `level` or the process already runs under another
+  // cap. EPs that compute off the host CPU ignore it.
+  virtual void CapIsa(IsaLevel level) const { (void)level; }
+  // What this EP's kernels run with now, for logs and profiles, as
+  // (library, instruction set) pairs: {"highway", "AVX2"}. Empty for devices.
+  virtual std::vector<std::pair<std::string, std::string>> IsaInUse() const { return {}; }
 
   // Whether this EP takes the node; the default claims what its kernel table
   // has at the model's opset for the node's domain.

@@ -1,5 +1,6 @@
 #include "tessera/runtime/session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tessera/base/cpu_isa.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/ops/flop_estimate.h"
 #include "tessera/ops/shape_inference.h"
@@ -34,6 +36,9 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   if (options_.inter_op_num_threads < 0)
     TS_THROW(kInvalidArgument, "inter_op_num_threads must be >= 0, got ", options_.inter_op_num_threads);
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Before anything compiles: oneDNN fixes its ISA at its first primitive.
+  if (auto cap = ResolveIsaCap(options_.max_isa))
+    for (const auto& p : providers_) p->CapIsa(*cap);
   pool_ = std::make_unique<ThreadPool>(threads);
   if (options_.memory_pattern_cache < 1)
     TS_THROW(kInvalidArgument, "memory_pattern_cache must be >= 1, got ", options_.memory_pattern_cache);
@@ -68,6 +73,16 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
       }
   }
   CheckFallback();
+  TS_LOG(logger_, kInfo, "instruction sets: " << IsaSummary());
+  if (profiler_) {
+    TraceEvent e;
+    e.name = "instruction_sets";
+    e.category = "session";
+    e.start_us = profiler_->NowMicros();
+    e.thread_id = Profiler::CurrentThreadId();
+    for (const auto& [library, isa] : IsaInUse()) e.args.emplace_back(library, Profiler::Quote(isa));
+    profiler_->Record(std::move(e));
+  }
   TS_LOG(logger_, kInfo, "session created for '" << model_.DisplayName() << "': " << model_.graph->nodes.size()
                                                  << " nodes, " << threads << " threads");
   if (logger_.Enabled(Severity::kInfo)) {
@@ -91,6 +106,21 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
                                          << " copy node(s), " << bytes << " bytes copied per run"
                                          << (dynamic ? " plus " + std::to_string(dynamic) + " of dynamic size" : ""));
   }
+}
+
+std::vector<std::pair<std::string, std::string>> Session::IsaInUse() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& p : providers_)
+    for (const auto& entry : p->IsaInUse())
+      if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
+  return out;
+}
+
+std::string Session::IsaSummary() const {
+  std::string line;
+  for (const auto& [library, isa] : IsaInUse()) line += (line.empty() ? "" : ", ") + library + " " + isa;
+  if (auto cap = ResolveIsaCap(options_.max_isa)) line += " (capped at " + std::string(IsaLevelName(*cap)) + ")";
+  return line.empty() ? "none reported" : line;
 }
 
 OptimizerReport Session::OptimizeModel(Model& model, const SessionOptions& options, const ProviderList& providers,

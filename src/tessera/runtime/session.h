@@ -52,6 +52,11 @@ class Session {
   const Model& model() const { return model_; }
   const ProviderList& providers() const { return providers_; }
   std::vector<NodePlacement> Placement() const;
+  // The instruction sets the session's kernels run with, one entry per
+  // library ("highway" = "AVX2", "onednn" = "avx2", "openblas" =
+  // "Haswell"), from its providers; and the same as one line for logs.
+  std::vector<std::pair<std::string, std::string>> IsaInUse() const;
+  std::string IsaSummary() const;
   // Copy steps inserted where values cross memory spaces (main graph).
   const std::vector<CompiledGraph::Copy>& Copies() const { return graph_->copies(); }
 

@@ -52,6 +52,12 @@ struct SessionOptions {
   // PyTorch stays the direct method's order (docs/performance.md). Off:
   // direct convolution only.
   bool winograd_convolutions = true;
+  // The highest instruction-set level kernels may use: "avx512", "avx2",
+  // "sse4" or "scalar" (aarch64: "sve", "neon", "scalar"); empty = the
+  // TESSERA_MAX_ISA environment variable, else the machine's best. The cap
+  // is process-wide (docs/simd.md): a session asking for another cap than
+  // the one in force fails, and so does a level the machine cannot run.
+  std::string max_isa;
   // Memory planner (docs/memory.md): the tensors a run allocates come from
   // a per-run arena whose blocks are reused as values die, and elementwise
   // nodes may write into a dying input. Off: every tensor from the heap.

@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "tessera/base/cpu_isa.h"
 #include "tessera/base/half.h"
 #include "tessera/base/json.h"
 #include "tessera/format/model_loader.h"
@@ -75,6 +76,7 @@ std::vector<std::string> SplitList(const std::string& s, char sep) {
 
 void ApplyCompileArgs(const Args& args, SessionOptions& options) {
   if (args.has("no-winograd")) options.winograd_convolutions = false;
+  if (args.has("max-isa")) options.max_isa = IsaLevelName(ParseIsaLevel(args.get("max-isa"), "--max-isa"));
   if (args.has("level")) options.graph_optimization_level = ParseOptimizationLevel(args.get("level"));
   std::vector<std::string> known = PassManager().PassNames();
   for (const auto& list : args.all("disable"))

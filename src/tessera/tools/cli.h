@@ -27,7 +27,8 @@ Args ParseArgs(int argc, char** argv, int first, const std::vector<std::string>&
 std::vector<std::string> SplitList(const std::string& s, char sep = ',');
 // Applies how the session compiles the graph: --level L (disabled|basic|
 // extended|layout|all), --disable A,B (pass names) and the flag
-// --no-winograd (SessionOptions::winograd_convolutions = false).
+// --no-winograd (SessionOptions::winograd_convolutions = false), and
+// --max-isa avx512|avx2|sse4|scalar (SessionOptions::max_isa).
 void ApplyCompileArgs(const Args& args, SessionOptions& options);
 // A deterministic pseudo-random value for a declared input (symbolic dims = 1).
 Value MakeDefaultInput(const ValueInfo& info, uint64_t seed);
@@ -44,5 +45,6 @@ int BenchCommand(int argc, char** argv);
 int PartitionCommand(int argc, char** argv);
 int ValidateCommand(int argc, char** argv);
 int OptimizeCommand(int argc, char** argv);
+int IsaCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

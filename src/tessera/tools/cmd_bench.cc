@@ -109,6 +109,7 @@ int BenchCommand(int argc, char** argv) {
   const double peak_rss = PeakRssMb();
   const double arena_peak_mb = static_cast<double>(session->MemoryStats().peak_bytes_held) / 1048576.0;
   const OptimizerReport report = session->optimizer_report();
+  const std::string isa = session->IsaSummary();
   session.reset();
   std::map<std::string, double> shares =
       ProviderTimeShares(path, options, providers, feeds, std::min(runs, 5));
@@ -119,10 +120,10 @@ int BenchCommand(int argc, char** argv) {
   if (args.has("json")) {
     std::printf("{\"model\": \"%s\", \"level\": \"%s\", \"nodes_before\": %zu, \"nodes_after\": %zu, \"threads\": %d, \"runs\": %d, \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
                 "\"min_ms\": %.3f, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"max_ms\": %.3f, \"peak_rss_mb\": %.1f, "
-                "\"rss_before_session_mb\": %.1f, \"nodes_per_provider\": {",
+                "\"rss_before_session_mb\": %.1f, \"isa\": \"%s\", \"nodes_per_provider\": {",
                 JsonEscape(path).c_str(), OptimizationLevelName(options.graph_optimization_level), report.nodes_before,
                 report.nodes_after, threads, runs, create_ms, first_ms, times.front(), pct(0.5), pct(0.9),
-                times.back(), peak_rss, rss_before);
+                times.back(), peak_rss, rss_before, JsonEscape(isa).c_str());
     size_t k = 0;
     for (const auto& [ep, n] : per_provider) std::printf("%s\"%s\": %d", k++ ? ", " : "", ep.c_str(), n);
     std::printf("}, \"arena_peak_mb\": %.1f, \"time_share\": {", arena_peak_mb);
@@ -133,6 +134,7 @@ int BenchCommand(int argc, char** argv) {
     std::printf("model            %s\n", path.c_str());
     std::printf("optimizer        level %s, %zu -> %zu nodes\n", OptimizationLevelName(options.graph_optimization_level),
                 report.nodes_before, report.nodes_after);
+    std::printf("instruction sets %s\n", isa.c_str());
     std::printf("threads          %s\n", threads == 0 ? "default (one per core)" : std::to_string(threads).c_str());
     std::printf("session create   %.2f ms\n", create_ms);
     std::printf("first run        %.2f ms\n", first_ms);

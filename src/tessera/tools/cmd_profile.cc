@@ -79,6 +79,7 @@ int ProfileCommand(int argc, char** argv) {
   double step_us = 0, reorder_us = 0;
   int steps = 0, reorders = 0;
   int runs = 0;
+  std::string isa;
   for (const Json& e : events->array) {
     std::string cat = e.StringOr("cat", "");
     double dur = e.NumberOr("dur", 0);
@@ -104,11 +105,18 @@ int ProfileCommand(int argc, char** argv) {
     } else if (cat == "session") {
       std::string name = e.StringOr("name", "?");
       if (name == "model_run") ++runs;
+      if (name == "instruction_sets") {
+        isa.clear();
+        if (a)
+          for (const auto& [library, value] : a->object) isa += (isa.empty() ? "" : ", ") + library + " " + value.string;
+        continue;
+      }
       phases[name].Add(dur, nullptr);
     }
   }
   std::printf("profile %s: %zu node executions over %d run(s), %.3f ms in nodes\n", args.positional[0].c_str(),
               nodes.size(), runs, node_us / 1000.0);
+  std::printf("instruction sets: %s\n", isa.empty() ? "not recorded (a trace from before they were)" : isa.c_str());
   if (all_nodes.rated_us > 0 && runs > 0) {
     const double rate = all_nodes.flops / all_nodes.rated_us / 1e3;
     std::printf("arithmetic: %.3f GFLOP per run, %.1f GFLOP/s over the nodes that count it", all_nodes.flops / 1e9 / runs,

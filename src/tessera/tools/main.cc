@@ -15,28 +15,33 @@ void PrintUsage() {
       "usage: tessera <command> [options]\n\n"
       "commands:\n"
       "  run [MODEL] [--input NAME=FILE.pb|FILE.npy ...] [--providers LIST] [--threads N] [--runs R]\n"
-      "        [--profile PREFIX] [--level L] [--disable PASS,...] [--no-winograd] [--verbose] [--summary]\n"
+      "        [--profile PREFIX] [--level L] [--disable PASS,...] [--no-winograd] [--max-isa L] [--verbose] [--summary]\n"
       "        run a model (the bundled default model when MODEL is omitted) and print its outputs\n"
       "  conformance DIR... [--providers LIST] [--filter REGEX] [--report FILE.json] [--jobs N]\n"
-      "        [--timeout SEC] [--expected FILE] [--skip FILE] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K]\n"
-      "        [--level L] [--disable PASS,...] [--no-winograd] [--verbose]\n"
+      "        [--timeout SEC] [--expected FILE] [--skip FILE ...] [--tolerances FILE] [--rtol R] [--atol A] [--scaled-atol K]\n"
+      "        [--level L] [--disable PASS,...] [--no-winograd] [--max-isa L] [--verbose]\n"
       "        run ONNX backend test folders and compare outputs with the expected ones\n"
-      "  validate MODEL --reference DIR|FILE.npz [--rtol R] [--atol A] [--providers LIST] [--level L] [--no-winograd]\n"
+      "  validate MODEL --reference DIR|FILE.npz [--rtol R] [--atol A] [--providers LIST] [--level L] [--no-winograd] [--max-isa L]\n"
       "        [--json]\n"
       "        run a model on reference inputs (ONNX test folders, input_i/output_i .pb/.npy, or numpy.savez\n"
       "        archives named by input/output) and compare with the reference outputs; exit 1 on a mismatch\n"
       "  ops [--providers LIST] [--json]\n"
       "        list the kernel tables: domain, op, opset range, element types\n"
       "  bench MODEL [--threads N] [--runs R] [--warmup W] [--providers LIST] [--level L] [--json] [--no-memory-arena]\n"
-      "        [--no-winograd]\n"
+      "        [--no-winograd] [--max-isa L]\n"
       "        session creation, first-run and steady-state latency, peak RSS\n"
       "  partition MODEL [--providers LIST] [--level L] [--json] | partition MODEL --compare LIST_A LIST_B\n"
       "        where each node would run, partitions and copies, without running the model\n"
       "  optimize IN.onnx OUT.onnx [--level L] [--disable PASS,...] [--providers LIST] [--stats] [--verbose]\n"
       "        run the graph optimizer and write the optimized model (see docs/optimizer.md)\n"
+      "  isa [--max-isa L] [--providers LIST]\n"
+      "        the instruction-set levels this machine runs and what each library uses under the cap;\n"
+      "        exit 3 when the machine cannot run L\n"
       "  profile TRACE.json [--peak GFLOPS]\n"
       "        summarize a profile: time by op type, provider and kernel, GFLOP/s (and the share of --peak),\n"
-      "        copies, slowest nodes\n");
+      "        copies, slowest nodes\n\n"
+      "--max-isa avx512|avx2|sse4|scalar caps the SIMD level of every kernel, as TESSERA_MAX_ISA does\n"
+      "(docs/simd.md); bench, profiles and run --verbose print the instruction sets in use.\n");
 }
 
 }  // namespace
@@ -75,6 +80,7 @@ int main(int argc, char** argv) {
     if (cmd == "partition") return tessera::cli::PartitionCommand(argc, argv);
     if (cmd == "validate") return tessera::cli::ValidateCommand(argc, argv);
     if (cmd == "optimize") return tessera::cli::OptimizeCommand(argc, argv);
+    if (cmd == "isa") return tessera::cli::IsaCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

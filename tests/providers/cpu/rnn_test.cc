@@ -6,7 +6,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
+#include "support/simd_targets.h"
 
 #include "support/op_test.h"
 #include "tessera/base/half.h"
@@ -283,9 +283,7 @@ TEST(LstmTest, PackedRecurrenceOnTwoThreads) {
 // Highway compiles the fused kernel for several x86 targets; each must give
 // the same answer (the machine running the tests picks only one of them).
 TEST(LstmTest, PackedRecurrenceOnEverySimdTarget) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
+  test::OnEverySimdTarget([] {
     Case c;
     c.constant_weights = true;
     c.hidden = 20;
@@ -294,8 +292,7 @@ TEST(LstmTest, PackedRecurrenceOnEverySimdTarget) {
     c.peep = true;
     c.lens = {3, 1, 2, 3, 0};
     RunCase(c);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 TEST(LstmTest, PackedRecurrenceSaturatedGates) {
   Case c;

@@ -7,24 +7,13 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
-
+#include "support/simd_targets.h"
 #include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 namespace {
 
-// Runs f with each SIMD target Highway compiled as the only one allowed
-// (so dynamic dispatch picks it), then restores run-time detection.
-template <class F>
-void OnEveryTarget(const F& f) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
-    f();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-}
+using test::OnEverySimdTarget;
 
 double ExactSilu(double x) { return x / (1.0 + std::exp(-x)); }
 
@@ -40,7 +29,7 @@ TEST(SiluSimdTest, MatchesExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -100.f; v <= 100.f; v += 0.0137f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-20f, -1e-20f, 86.9f, -86.9f, 88.f, -88.f, 1e30f}) x.push_back(v);
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     // Every tail length up to a few vectors, and the whole array.
     for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{15}, size_t{17}, size_t{33}, x.size()}) {
       std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), out(n, -1.f);
@@ -50,23 +39,69 @@ TEST(SiluSimdTest, MatchesExactOnEveryTarget) {
   });
 }
 
-TEST(SiluSimdTest, InPlaceAndSpecialValues) {
+// Special values at every position of three full vectors of the widest
+// target and of a tail, so both the vector loop and the tail path see each.
+std::vector<float> SpecialValuesEverywhere() {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> v = {std::nanf(""), inf, -1000.f, 1000.f, 2.5f};
-  SiluF32(v.data(), v.data(), static_cast<int64_t>(v.size()));
-  EXPECT_TRUE(std::isnan(v[0]));
-  EXPECT_EQ(v[1], inf);
-  EXPECT_NEAR(v[2], 0.f, 1e-30);  // -1000 * e^-1000
-  EXPECT_EQ(v[3], 1000.f);
-  EXPECT_NEAR(v[4], ExactSilu(2.5), 1e-6);
-  SiluF32(nullptr, nullptr, 0);  // nothing to do, nothing touched
+  const float specials[] = {std::nanf(""), inf, -inf, 1000.f, -1000.f, 0.f, -0.f,
+                            std::numeric_limits<float>::denorm_min(), -1e-40f, 1e-30f, -88.5f, -100.f, 100.f};
+  std::vector<float> v(3 * 16 + 7);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = specials[i % std::size(specials)];
+  return v;
+}
+
+// |got - want| within 3e-7 relative; where want is below the normal range,
+// within FLT_MIN (denormal results may also flush to 0); NaN and infinities
+// exactly.
+void ExpectClose(float got, double want, const char* what, float x) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << what << "(" << x << ") = " << got << ", want NaN";
+  } else if (std::isinf(want)) {
+    EXPECT_EQ(got, want) << what << "(" << x << ")";
+  } else {
+    const double floor = std::abs(want) < std::numeric_limits<float>::min() ? std::numeric_limits<float>::min() : 0.0;
+    EXPECT_NEAR(got, want, 3e-7 * std::abs(want) + floor) << what << "(" << x << ")";
+  }
+}
+
+double RefSigmoid(double x) { return std::isnan(x) ? x : (x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x))); }
+double RefSwish(double x, double alpha) {
+  if (std::isnan(x)) return x;
+  const double s = RefSigmoid(alpha * x);
+  return s == 0.0 ? 0.0 : x * s;  // x = -inf: the limit, 0
+}
+
+TEST(SiluSimdTest, SpecialValuesInVectorsAndTailsInPlaceOnEveryTarget) {
+  const std::vector<float> x = SpecialValuesEverywhere();
+  OnEverySimdTarget([&] {
+    std::vector<float> v = x;
+    SiluF32(v.data(), v.data(), static_cast<int64_t>(v.size()));
+    for (size_t i = 0; i < x.size(); ++i) ExpectClose(v[i], RefSwish(x[i], 1.0), "silu", x[i]);
+    EXPECT_EQ(v[3], 1000.f);  // exactly x: the sigmoid factor is 1 to float precision
+    SiluF32(nullptr, nullptr, 0);  // nothing to do, nothing touched
+  });
+}
+
+TEST(SwishSimdTest, SpecialValuesInVectorsAndTailsOnEveryTarget) {
+  const std::vector<float> x = SpecialValuesEverywhere();
+  OnEverySimdTarget([&] {
+    for (float alpha : {1.0f, 0.5f, -2.0f, 0.0f}) {
+      SCOPED_TRACE(alpha);
+      std::vector<float> y(x.size(), -7.f);
+      SwishF32(x.data(), y.data(), static_cast<int64_t>(x.size()), alpha);
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (alpha == 0.0f && std::isinf(x[i])) continue;  // inf * 0.5: inf, as the exact formula says
+        ExpectClose(y[i], RefSwish(x[i], alpha), "swish", x[i]);
+      }
+    }
+  });
 }
 
 TEST(SwishSimdTest, MatchesExactOnEveryTargetForAnyAlpha) {
   std::vector<float> x;
   for (float v = -60.f; v <= 60.f; v += 0.0213f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-20f, -1e-20f, 1e30f}) x.push_back(v);
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (float alpha : {1.0f, 0.5f, -2.0f, 0.0f}) {
       SCOPED_TRACE(alpha);
       for (size_t n : {size_t{5}, size_t{19}, x.size()}) {
@@ -84,7 +119,7 @@ TEST(SwishSimdTest, MatchesExactOnEveryTargetForAnyAlpha) {
 }
 
 TEST(AddRowsSimdTest, ColumnSumsOnEveryTarget) {
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (int64_t n : {1, 7, 16, 33, 96}) {
       for (int64_t rows : {0, 1, 5}) {
         std::vector<float> x(static_cast<size_t>(rows * n)), acc(static_cast<size_t>(n));
@@ -102,7 +137,7 @@ TEST(AddRowsSimdTest, ColumnSumsOnEveryTarget) {
 }
 
 TEST(MatVecSimdTest, MatchesDoubleOnEveryTarget) {
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (int64_t rows : {1, 3, 4, 9}) {
       for (int64_t k : {1, 15, 16, 37}) {
         std::vector<float> w(static_cast<size_t>(rows * k)), x(static_cast<size_t>(k)), bias(static_cast<size_t>(rows));
@@ -125,7 +160,7 @@ TEST(MatVecSimdTest, MatchesDoubleOnEveryTarget) {
 
 TEST(MaskedFillSimdTest, KeepsOrFillsOnEveryTarget) {
   const float inf = std::numeric_limits<float>::infinity();
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (int64_t n : {1, 15, 16, 37}) {
       std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n), 0.f);
       std::vector<uint8_t> keep(static_cast<size_t>(n));
@@ -149,7 +184,7 @@ TEST(MaskedFillSimdTest, KeepsOrFillsOnEveryTarget) {
 }
 
 TEST(LayerNormRowSimdTest, MatchesDoubleOnEveryTarget) {
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (int64_t d : {1, 7, 16, 70, 768}) {
       std::vector<float> x(static_cast<size_t>(d)), scale(x.size()), bias(x.size()), y(x.size());
       for (int64_t j = 0; j < d; ++j) {
@@ -181,7 +216,7 @@ TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
   std::vector<float> x;
   for (float v = -95.f; v <= 95.f; v += 0.0113f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 0.2499f, 0.2501f, -0.25f, 1e-4f, 1e30f, -1e30f}) x.push_back(v);
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (size_t n : {size_t{3}, size_t{17}, x.size()}) {
       std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), sig(n), th(n);
       SigmoidF32(in.data(), sig.data(), static_cast<int64_t>(n));
@@ -194,18 +229,48 @@ TEST(SigmoidTanhSimdTest, MatchExactOnEveryTarget) {
       }
     }
   });
-  std::vector<float> v = {std::nanf(""), std::nanf("")};
-  SigmoidF32(v.data(), v.data(), 1);
-  TanhF32(v.data() + 1, v.data() + 1, 1);
-  EXPECT_TRUE(std::isnan(v[0]));
-  EXPECT_TRUE(std::isnan(v[1]));
+}
+
+TEST(SigmoidTanhSimdTest, SpecialValuesInVectorsAndTailsOnEveryTarget) {
+  const std::vector<float> x = SpecialValuesEverywhere();
+  OnEverySimdTarget([&] {
+    std::vector<float> sig = x, th(x.size(), -7.f);
+    SigmoidF32(sig.data(), sig.data(), static_cast<int64_t>(x.size()));  // in place
+    TanhF32(x.data(), th.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ExpectClose(sig[i], RefSigmoid(x[i]), "sigmoid", x[i]);
+      ExpectClose(th[i], std::tanh(static_cast<double>(x[i])), "tanh", x[i]);
+    }
+  });
+}
+
+// Relative accuracy where float has the most of it: near 0 (sigmoid near
+// 1/2, tanh(x) = x), and sigmoid's tail far below 1, down to the smallest
+// normal float and on into the denormals.
+TEST(SigmoidTanhSimdTest, RelativeAccuracyNearZeroAndInTheTailsOnEveryTarget) {
+  std::vector<float> x;
+  for (float v = 1e-38f; v < 1.f; v *= 1.37f) {
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  for (float v = -104.f; v <= -20.f; v += 0.0371f) x.push_back(v);
+  for (float v = 8.f; v <= 20.f; v += 0.0173f) x.push_back(v);  // sigmoid just below 1: 1 - e^-x
+  OnEverySimdTarget([&] {
+    std::vector<float> sig(x.size()), th(x.size());
+    SigmoidF32(x.data(), sig.data(), static_cast<int64_t>(x.size()));
+    TanhF32(x.data(), th.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ExpectClose(sig[i], RefSigmoid(x[i]), "sigmoid", x[i]);
+      ExpectClose(th[i], std::tanh(static_cast<double>(x[i])), "tanh", x[i]);
+    }
+  });
 }
 
 TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
   std::vector<float> x;
   for (float v = -6.f; v <= 6.f; v += 0.00731f) x.push_back(v);
   for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 1e-5f, 0.4999f, 0.5f, -0.5001f, 3.9f, 40.f, -1e20f}) x.push_back(v);
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (size_t n : {size_t{1}, size_t{5}, size_t{13}, x.size()}) {
       std::vector<float> in(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), out(n, -7.f);
       ErfF32(in.data(), out.data(), static_cast<int64_t>(n));
@@ -215,12 +280,15 @@ TEST(ErfSimdTest, MatchesStdErfOnEveryTarget) {
       }
     }
   });
-  const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> v = {std::nanf(""), inf, -inf};
-  ErfF32(v.data(), v.data(), 3);
-  EXPECT_TRUE(std::isnan(v[0]));
-  EXPECT_EQ(v[1], 1.f);
-  EXPECT_EQ(v[2], -1.f);
+}
+
+TEST(ErfSimdTest, SpecialValuesInVectorsAndTailsOnEveryTarget) {
+  const std::vector<float> x = SpecialValuesEverywhere();
+  OnEverySimdTarget([&] {
+    std::vector<float> v = x;
+    ErfF32(v.data(), v.data(), static_cast<int64_t>(v.size()));
+    for (size_t i = 0; i < x.size(); ++i) ExpectClose(v[i], std::erf(static_cast<double>(x[i])), "erf", x[i]);
+  });
 }
 
 TEST(ShuffleChannelsTest, InterleavesAndSplitsOnEveryTarget) {
@@ -237,7 +305,7 @@ TEST(ShuffleChannelsTest, InterleavesAndSplitsOnEveryTarget) {
       return src[static_cast<size_t>(p * half + j / 2)];
     };
     SCOPED_TRACE("half " + std::to_string(half));
-    OnEveryTarget([&] {
+    OnEverySimdTarget([&] {
       std::vector<float> whole(static_cast<size_t>(pixels * 2 * half), -1.f);
       ShuffleChannelsF32(a.data(), b.data(), half, pixels, whole.data(), nullptr);
       std::vector<float> lo(static_cast<size_t>(pixels * half), -1.f), hi(lo.size(), -1.f);
@@ -263,7 +331,7 @@ TEST(ScaleShiftRowsTest, StridedRowsWithAndWithoutReluOnEveryTarget) {
     shift[static_cast<size_t>(i)] = static_cast<float>(i % 5) - 2.f;
   }
   x[3] = std::nanf("");
-  OnEveryTarget([&] {
+  OnEverySimdTarget([&] {
     for (bool relu : {false, true}) {
       std::vector<float> y(static_cast<size_t>(rows * y_stride), -99.f);
       ScaleShiftRowsF32(x.data(), x_stride, scale.data(), shift.data(), y.data() + col, y_stride, rows, n, relu);

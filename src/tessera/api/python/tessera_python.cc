@@ -443,6 +443,8 @@ struct SessionConfig {
   std::vector<std::string> disabled_optimizers;
   std::string optimized_model_filepath;
   bool winograd_convolutions = true;
+  // SessionOptions::max_isa ("" = TESSERA_MAX_ISA or the machine's best).
+  std::string max_isa;
 };
 
 class PySession {
@@ -457,6 +459,7 @@ class PySession {
     options_.disabled_optimizers = config.disabled_optimizers;
     options_.optimized_model_filepath = config.optimized_model_filepath;
     options_.winograd_convolutions = config.winograd_convolutions;
+    options_.max_isa = config.max_isa;
     if (py::isinstance<py::bytes>(source)) {
       std::string_view bytes = source.cast<std::string_view>();
       py::gil_scoped_release release;
@@ -535,6 +538,11 @@ class PySession {
       out.append(d);
     }
     return out;
+  }
+  py::dict InstructionSets() const {
+    py::dict d;
+    for (const auto& [library, isa] : session()->IsaInUse()) d[py::str(library)] = isa;
+    return d;
   }
 
   // Path of the trace written, "" when profiling was off (or is unsupported).
@@ -662,7 +670,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("graph_optimization_level", &SessionConfig::graph_optimization_level)
       .def_readwrite("disabled_optimizers", &SessionConfig::disabled_optimizers)
       .def_readwrite("optimized_model_filepath", &SessionConfig::optimized_model_filepath)
-      .def_readwrite("winograd_convolutions", &SessionConfig::winograd_convolutions);
+      .def_readwrite("winograd_convolutions", &SessionConfig::winograd_convolutions)
+      .def_readwrite("max_isa", &SessionConfig::max_isa);
 
   py::class_<PySession>(m, "Session")
       .def(py::init<const py::object&, const SessionConfig&, const std::vector<std::string>&>(), py::arg("source"),
@@ -674,6 +683,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("metadata", &PySession::Metadata)
       .def("providers", &PySession::Providers)
       .def("placement", &PySession::Placement)
+      .def("instruction_sets", &PySession::InstructionSets)
       .def("save_model", &PySession::SaveModel, py::arg("path"))
       .def("end_profiling", &PySession::EndProfiling)
       .def("run", &PySession::Run, py::arg("output_names"), py::arg("feed"));

@@ -14,6 +14,8 @@ class CpuExecutionProvider : public ExecutionProvider {
  public:
   std::string name() const override { return "cpu"; }
   const KernelTable& kernels() const override { return CpuKernelTable(); }
+  void CapIsa(IsaLevel level) const override;
+  std::vector<std::pair<std::string, std::string>> IsaInUse() const override;
 };
 
 std::shared_ptr<const ExecutionProvider> MakeCpuExecutionProvider();

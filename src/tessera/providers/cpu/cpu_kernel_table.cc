@@ -1,6 +1,7 @@
 // The CPU kernel table: the concatenation of every family's rows.
 #include "tessera/providers/cpu/cpu_execution_provider.h"
 #include "tessera/providers/cpu/families.h"
+#include "tessera/providers/cpu/simd_isa.h"
 
 namespace tessera {
 
@@ -18,6 +19,12 @@ const KernelTable& CpuKernelTable() {
     return KernelTable("cpu", std::move(rows));
   }();
   return table;
+}
+
+void CpuExecutionProvider::CapIsa(IsaLevel level) const { cpu::CapSimdTargets(level); }
+
+std::vector<std::pair<std::string, std::string>> CpuExecutionProvider::IsaInUse() const {
+  return {{"highway", cpu::ActiveSimdTarget()}, {"openblas", cpu::BlasCoreName()}};
 }
 
 std::shared_ptr<const ExecutionProvider> MakeCpuExecutionProvider() {

@@ -16,13 +16,14 @@ namespace tessera::cpu::elementwise_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// exp(t) for t in [-87, 87] (callers clamp): t = n*ln2 + r with
-// |r| <= ln2/2, exp(r) by a degree-6 polynomial fitted here for least
-// relative error on that interval (7e-9 before float rounding; evaluated
-// in float, 1e-7 = the rounding floor), times 2^n: one scalef on AVX-512,
-// else the exponent bits built by hand.
+// exp(t) for t <= 0, down into the denormals (t below -103.98 gives 0):
+// t = n*ln2 + r with |r| <= ln2/2, exp(r) by a degree-6 polynomial fitted
+// here for least relative error on that interval (7e-9 before float
+// rounding; evaluated in float, 1e-7 = the rounding floor), times 2^n: one
+// scalef on AVX-512, else exponent bits.
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExpClamped(D d, V t) {
+HWY_INLINE V ExpNonPositive(D d, V t) {
+  t = hn::Max(t, hn::Set(d, -104.f));
   const V n = hn::Round(t * hn::Set(d, 1.44269504088896341f));
   V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), t);  // ln2 split in two: exact n*hi
   r = hn::MulAdd(n, hn::Set(d, -1.428606765330187e-06f), r);
@@ -36,31 +37,54 @@ HWY_INLINE V ExpClamped(D d, V t) {
 #if HWY_TARGET <= HWY_AVX3
   if constexpr (std::is_same_v<V, hn::Vec512<float>>) return V{_mm512_scalef_ps(p.raw, n.raw)};
 #endif
+  // 2^(n + 64) is a normal float for every n in [-150, 0]; the exact
+  // scaling by 2^-64 after it is the one product that may round into the
+  // denormals.
   const hn::RebindToSigned<D> di;
-  return p * hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127))));
+  const V scaled = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127 + 64))));
+  return p * scaled * hn::Set(d, 5.421010862427522e-20f);  // 2^-64
 }
 
-// 1 / d from the hardware estimate refined by one Newton step, cheaper than
-// a division.
+// 1 / den, correctly rounded for all but a vanishing share of inputs, and
+// exactly 1 for den = 1 (SiLU of a large x must give x). AVX-512's 14-bit
+// estimate refined once as q + q (1 - den q), both steps fused, has 28 bits.
+// SSE4/AVX2's estimate has 12, and one step leaves 1-2 ulp (1000 *
+// 0.99999994 for SiLU(1000); 1e-7 off sigmoid near 1, which GRU's 1 - z
+// amplifies): there, and elsewhere, divide. The divider is its own unit, so
+// the division overlaps the exp polynomial's FMAs (measured faster than two
+// refinements on AVX2).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Reciprocal(D d, V den) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
   const V q = hn::ApproximateReciprocal(den);
-  return q * hn::NegMulAdd(den, q, hn::Set(d, 2.f));
+  return hn::MulAdd(q, hn::NegMulAdd(den, q, hn::Set(d, 1.f)), q);
+#else
+  return hn::Div(hn::Set(d, 1.f), den);
+#endif
 }
 
-// x / (1 + exp(-ax)) for ax = alpha * x, with -ax clamped to [-87, 87]
-// (beyond, the result is x or 0 to float precision).
+// 1 / (1 + exp(-z)) from e = exp(-|z|): 1 / (1 + e) for z >= 0, e / (1 + e)
+// below, so neither side overflows and a tiny result keeps its relative
+// accuracy down to the denormals.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V LogisticOf(D d, V z) {
+  const V e = ExpNonPositive(d, hn::Neg(hn::Abs(z)));
+  const V r = Reciprocal(d, e + hn::Set(d, 1.f));
+  return hn::IfThenElse(z >= hn::Zero(d), r, e * r);
+}
+
+// x * sigmoid(ax) for ax = alpha * x. Past ax = -104 the sigmoid factor is
+// 0 and so is the result, also for x = -inf (the limit; -inf * 0 would be
+// NaN); NaN stays NaN through the product.
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Swish(D d, V x, V ax) {
-  const V t = hn::Min(hn::Max(hn::Neg(ax), hn::Set(d, -87.f)), hn::Set(d, 87.f));
-  return x * Reciprocal(d, ExpClamped(d, t) + hn::Set(d, 1.f));
+  return hn::IfThenZeroElse(ax < hn::Set(d, -104.f), x * LogisticOf(d, ax));
 }
 
-// 1 / (1 + exp(-x)), -x clamped like Silu; NaN stays NaN.
+// 1 / (1 + exp(-x)); NaN stays NaN.
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Sigmoid(D d, V x) {
-  const V t = hn::Min(hn::Max(hn::Neg(x), hn::Set(d, -87.f)), hn::Set(d, 87.f));
-  return hn::IfThenElse(x == x, Reciprocal(d, ExpClamped(d, t) + hn::Set(d, 1.f)), x);
+  return hn::IfThenElse(x == x, LogisticOf(d, x), x);
 }
 
 // tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|), and its odd
@@ -70,7 +94,7 @@ template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Tanh(D d, V x) {
   const V one = hn::Set(d, 1.f);
   const V a = hn::Abs(x);
-  const V e = ExpClamped(d, hn::Max(a * hn::Set(d, -2.f), hn::Set(d, -87.f)));
+  const V e = ExpNonPositive(d, a * hn::Set(d, -2.f));
   const V big = (one - e) * Reciprocal(d, one + e);
   const V a2 = a * a;
   V series = hn::MulAdd(a2, hn::Set(d, -1382.f / 155925.f), hn::Set(d, 62.f / 2835.f));
@@ -103,7 +127,7 @@ HWY_INLINE V Erf(D d, V x) {
   p = hn::MulAdd(p, t, hn::Set(d, 1.421413741f));
   p = hn::MulAdd(p, t, hn::Set(d, -0.284496736f));
   p = hn::MulAdd(p, t, hn::Set(d, 0.254829592f));
-  const V large = hn::NegMulAdd(p * t, ExpClamped(d, hn::Neg(a * a)), hn::Set(d, 1.f));
+  const V large = hn::NegMulAdd(p * t, ExpNonPositive(d, hn::Neg(a * a)), hn::Set(d, 1.f));
   const V result = hn::IfThenElse(a < hn::Set(d, 1.f), small, hn::CopySignToAbs(large, x));
   return hn::IfThenElse(x == x, result, x);  // NaN (the clamp above dropped it)
 }

@@ -6,7 +6,9 @@
 
 #include "tessera/base/status.h"
 #include "tessera/ops/shape_inference.h"
+#include "tessera/providers/cpu/simd_isa.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_isa.h"
 #include "tessera/providers/dnnl/dnnl_partition_kernel.h"
 
 namespace tessera {
@@ -17,19 +19,6 @@ std::vector<KernelRow> KernelRowsOf(const std::vector<dnnl_ep::DnnlRow>& rows) {
   std::vector<KernelRow> out;
   for (const auto& r : rows) out.push_back(r.row);
   return out;
-}
-
-std::string IsaName(dnnl::cpu_isa isa) {
-  switch (isa) {
-    case dnnl::cpu_isa::sse41: return "SSE4.1";
-    case dnnl::cpu_isa::avx: return "AVX";
-    case dnnl::cpu_isa::avx2: return "AVX2";
-    case dnnl::cpu_isa::avx512_core: return "AVX-512";
-    case dnnl::cpu_isa::avx512_core_vnni: return "AVX-512 VNNI";
-    case dnnl::cpu_isa::avx512_core_bf16: return "AVX-512 BF16";
-    case dnnl::cpu_isa::avx512_core_amx: return "AMX";
-    default: return "generic";
-  }
 }
 
 // Why a float data operand cannot go to oneDNN, or "".
@@ -73,11 +62,26 @@ std::shared_ptr<const DnnlExecutionProvider> DnnlExecutionProvider::Create(std::
 
 DnnlExecutionProvider::DnnlExecutionProvider()
     : engine_(dnnl::engine::kind::cpu, 0), table_("dnnl", KernelRowsOf(dnnl_ep::AllRows())) {
-  const dnnl_version_t* v = dnnl_version();
-  device_ = "host CPU (oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-            std::to_string(v->patch) + ", " + IsaName(dnnl::get_effective_cpu_isa()) + ")";
+  if (auto cap = IsaCapFromEnvironment()) CapIsa(*cap);
   const auto& rows = dnnl_ep::AllRows();
   for (size_t i = 0; i < rows.size(); ++i) extras_[&table_.rows()[i]] = &rows[i];
+}
+
+std::string DnnlExecutionProvider::device() const {
+  // Asked for late: oneDNN fixes its ISA on the first question, and a
+  // session's cap comes after the EP was made.
+  const dnnl_version_t* v = dnnl_version();
+  return "host CPU (oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch) + ", " + dnnl_ep::DnnlIsaInUse() + ")";
+}
+
+void DnnlExecutionProvider::CapIsa(IsaLevel level) const {
+  cpu::CapSimdTargets(level);  // the host steps inside partitions run the CPU EP's SIMD kernels
+  dnnl_ep::CapDnnlIsa(level);
+}
+
+std::vector<std::pair<std::string, std::string>> DnnlExecutionProvider::IsaInUse() const {
+  return {{"onednn", dnnl_ep::DnnlIsaInUse()}, {"highway", cpu::ActiveSimdTarget()}};
 }
 
 Claim DnnlExecutionProvider::Capability(const NodeQuery& q) const {

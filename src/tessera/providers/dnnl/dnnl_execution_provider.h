@@ -22,8 +22,10 @@ class DnnlExecutionProvider : public ExecutionProvider {
   static std::shared_ptr<const DnnlExecutionProvider> Create(std::string* why);
 
   std::string name() const override { return "dnnl"; }
-  std::string device() const override { return device_; }
+  std::string device() const override;
   const KernelTable& kernels() const override { return table_; }
+  void CapIsa(IsaLevel level) const override;
+  std::vector<std::pair<std::string, std::string>> IsaInUse() const override;
 
   using ExecutionProvider::Capability;
   Claim Capability(const NodeQuery& query) const override;
@@ -34,7 +36,6 @@ class DnnlExecutionProvider : public ExecutionProvider {
   DnnlExecutionProvider();
 
   dnnl::engine engine_;
-  std::string device_;
   KernelTable table_;
   std::unordered_map<const KernelRow*, const dnnl_ep::DnnlRow*> extras_;
 };
