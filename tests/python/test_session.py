@@ -610,6 +610,44 @@ def test_winograd_config_entry_rejects_other_values():
         tessera.InferenceSession(DEFAULT_MODEL, so)
 
 
+def run_in_fresh_process(code):
+    """The instruction-set cap is process-wide and final: each case gets its
+    own interpreter. Returns its stdout."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env.pop("TESSERA_MAX_ISA", None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_max_isa_config_entry_caps_every_library(tmp_path):
+    out = run_in_fresh_process(f"""
+import json, tessera
+so = tessera.SessionOptions()
+so.add_session_config_entry("tessera.max_isa", "sse4")
+so.enable_profiling = True
+so.profile_file_prefix = {str(tmp_path / "isa")!r}
+sess = tessera.InferenceSession({str(DEFAULT_MODEL)!r}, so)
+with open(sess.end_profiling()) as f:
+    traced = [e["args"] for e in json.load(f)["traceEvents"] if e["name"] == "instruction_sets"]
+print(json.dumps({{"in_use": sess.get_instruction_sets(), "traced": traced}}))
+""")
+    got = json.loads(out)
+    assert got["in_use"]["highway"] == "SSE4", got
+    if "DnnlExecutionProvider" in tessera.get_available_providers():
+        assert got["in_use"]["onednn"] == "sse41", got
+    assert got["traced"] == [got["in_use"]], "the profile records the same instruction sets"
+
+
+def test_max_isa_config_entry_rejects_unknown_levels():
+    so = tessera.SessionOptions()
+    so.add_session_config_entry("tessera.max_isa", "fastest")
+    with pytest.raises(tessera.InvalidArgument, match="max_isa: unknown instruction-set level 'fastest'"):
+        tessera.InferenceSession(DEFAULT_MODEL, so)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_intra_op_threads(threads):
     so = tessera.SessionOptions()
