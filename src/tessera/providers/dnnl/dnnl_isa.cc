@@ -26,6 +26,18 @@ std::optional<IsaLevel> cap;
 
 }  // namespace
 
+// TESSERA_MAX_ISA reaches oneDNN before main, ahead of anything that could
+// ask oneDNN for its ISA (and so fix it) before an EP exists. A bad value is
+// left for session creation to report.
+static const bool kEnvironmentCapApplied = [] {
+  try {
+    if (auto level = IsaCapFromEnvironment()) CapDnnlIsa(*level);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}();
+
 std::string DnnlIsaInUse() {
   switch (dnnl::get_effective_cpu_isa()) {
     case dnnl::cpu_isa::sse41: return "sse41";
