@@ -25,7 +25,10 @@
 #include "tessera/ops/kernel_table.h"
 #include "support/model_builder.h"
 #include "tessera/providers/cpu/cpu_execution_provider.h"
+#include "tessera/providers/cpu/sgemm.h"
 #include "tessera/providers/cpu/simd_elementwise.h"
+
+#include <cblas.h>
 
 namespace tessera {
 namespace {
@@ -126,6 +129,24 @@ int Threads(const benchmark::State& state) { return static_cast<int>(state.range
 void BM_MatMul(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
   KernelRun run("ai.onnx", "MatMul", 13, {Random({m, k}, 1), Random({k, n}, 2)}, {}, Threads(state));
   Loop(state, run, 2.0 * m * n * k, 0);
+}
+
+// The GEMM alone, on the calling thread: Tessera's (sgemm.cc) against
+// OpenBLAS's sgemm on the same operands (B as nn.Linear stores it when tb).
+void BM_SgemmOwn(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool tb) {
+  Tensor a = Random({m, k}, 1), b = Random(tb ? Shape{n, k} : Shape{k, n}, 2), c(DataType::kFloat, {m, n});
+  for (auto _ : state)
+    cpu::SgemmF32(false, tb, m, n, k, 1.f, a.data<float>(), k, b.data<float>(), tb ? k : n, 0.f, c.data<float>(), n);
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
+void BM_SgemmBlas(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool tb) {
+  openblas_set_num_threads(1);
+  Tensor a = Random({m, k}, 1), b = Random(tb ? Shape{n, k} : Shape{k, n}, 2), c(DataType::kFloat, {m, n});
+  for (auto _ : state)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), 1.f, a.data<float>(), static_cast<int>(k), b.data<float>(),
+                static_cast<int>(tb ? k : n), 0.f, c.data<float>(), static_cast<int>(n));
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // Gemm as exported from nn.Linear: B transposed, bias row.
@@ -272,6 +293,14 @@ BENCHMARK_CAPTURE(BM_Gemm, 1x768x768, 1, 768, 768)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Gemm, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Gemm, 128x3072x768, 128, 3072, 768)->Apply(ThreadArgs);
 BENCHMARK(BM_FusedMatMulGelu)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_SgemmOwn, 128x768x3072, 128, 768, 3072, false);
+BENCHMARK_CAPTURE(BM_SgemmBlas, 128x768x3072, 128, 768, 3072, false);
+BENCHMARK_CAPTURE(BM_SgemmOwn, 128x3072x768_tb, 128, 3072, 768, true);
+BENCHMARK_CAPTURE(BM_SgemmBlas, 128x3072x768_tb, 128, 3072, 768, true);
+BENCHMARK_CAPTURE(BM_SgemmOwn, 197x768x2304, 197, 768, 2304, false);
+BENCHMARK_CAPTURE(BM_SgemmBlas, 197x768x2304, 197, 768, 2304, false);
+BENCHMARK_CAPTURE(BM_SgemmOwn, 16x768x768, 16, 768, 768, false);
+BENCHMARK_CAPTURE(BM_SgemmBlas, 16x768x768, 16, 768, 768, false);
 BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);

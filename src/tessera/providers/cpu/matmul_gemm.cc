@@ -9,6 +9,7 @@
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/blas_threads.h"
+#include "tessera/providers/cpu/sgemm.h"
 
 namespace tessera::cpu {
 
@@ -41,11 +42,13 @@ void GemmFallback(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, co
 // packing of the shared operand) than it saves.
 constexpr double kMinMacsPerThread = 1 << 18;
 
-// One single-threaded BLAS call on a block of C. One row of C is a
+// One single-threaded GEMM on a block of C: Tessera's own where it measured
+// faster (sgemm.h), else OpenBLAS. One row of C is a
 // matrix-vector product: sgemv reads B once where sgemm would first copy
 // (pack) all of it.
 void BlasCall(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
               float beta, float* c, int ldc) {
+  if (SgemmBeatsBlas(tb, m)) return SgemmF32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (m == 1) {
     // OpenBLAS's scaling by beta = 0 multiplies (NaN * 0 stays NaN) and C may
     // be uninitialized: clear it instead.
