@@ -297,6 +297,11 @@ int64_t ChunksFor(const LstmSequence& seq, ThreadPool* pool) {
 
 }  // namespace lstm_detail
 
+// Dispatch names the kernels unqualified: with a single compiled target
+// (aarch64 builds NEON alone) HWY_DYNAMIC_DISPATCH becomes a static call
+// that puts the target's namespace in front of the name it is given.
+using namespace lstm_detail;  // NOLINT(google-build-using-namespace)
+
 void LstmPackedWeights::Free::operator()(float* p) const { std::free(p); }
 
 LstmPackedWeights::LstmPackedWeights(const float* m, int64_t hidden, int64_t depth)
@@ -327,7 +332,7 @@ void LstmInputProjection(const LstmPackedWeights& w, const float* x, const float
   // Whole blocks per thread: each reads only its slice of W.
   const int64_t min_blocks = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, w.depth() * 64 * rows));
   ParallelFor(pool, blocks, min_blocks, [&](int64_t begin, int64_t end) {
-    HWY_DYNAMIC_DISPATCH(lstm_detail::ProjectBlocks)(w.data(), w.hidden(), w.depth(), x, bias, rows, out, begin, end);
+    HWY_DYNAMIC_DISPATCH(ProjectBlocks)(w.data(), w.hidden(), w.depth(), x, bias, rows, out, begin, end);
   });
 }
 
@@ -383,7 +388,7 @@ void RunLstmSequence(const LstmSequence& seq, ThreadPool* pool) {
     return w;
   };
   auto step_blocks = [](const StepWork& w, int64_t begin, int64_t end) {
-    HWY_DYNAMIC_DISPATCH(lstm_detail::StepBlocks)(w, begin, end);
+    HWY_DYNAMIC_DISPATCH(StepBlocks)(w, begin, end);
   };
   const int64_t chunks = lstm_detail::ChunksFor(seq, pool);
   const int64_t blocks = seq.r->blocks();

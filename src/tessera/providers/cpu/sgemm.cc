@@ -194,6 +194,10 @@ HWY_EXPORT(Sgemm);
 HWY_EXPORT(Blocking);
 HWY_EXPORT(BeatsBlas);
 }  // namespace sgemm_detail
+// Dispatch names the kernels unqualified: with a single compiled target
+// (aarch64 builds NEON alone) HWY_DYNAMIC_DISPATCH becomes a static call
+// that puts the target's namespace in front of the name it is given.
+using namespace sgemm_detail;  // NOLINT(google-build-using-namespace)
 
 void SgemmF32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
@@ -203,14 +207,14 @@ void SgemmF32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.f ? 0.f : beta * c[i * ldc + j];
   if (k <= 0) return;
-  HWY_DYNAMIC_DISPATCH(sgemm_detail::Sgemm)(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta != 0.f, c, ldc);
+  HWY_DYNAMIC_DISPATCH(Sgemm)(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta != 0.f, c, ldc);
 }
 
-bool SgemmBeatsBlas(bool trans_b, int64_t m) { return HWY_DYNAMIC_DISPATCH(sgemm_detail::BeatsBlas)(trans_b, m); }
+bool SgemmBeatsBlas(bool trans_b, int64_t m) { return HWY_DYNAMIC_DISPATCH(BeatsBlas)(trans_b, m); }
 
 SgemmBlocking SgemmBlockingInUse() {
   int64_t v[5];
-  HWY_DYNAMIC_DISPATCH(sgemm_detail::Blocking)(v);
+  HWY_DYNAMIC_DISPATCH(Blocking)(v);
   return {v[0], v[1], v[2], v[3], v[4]};
 }
 

@@ -350,52 +350,56 @@ HWY_EXPORT(MatVec);
 HWY_EXPORT(MaskedFill);
 HWY_EXPORT(LayerNormRow);
 }  // namespace elementwise_detail
+// Dispatch names the kernels unqualified: with a single compiled target
+// (aarch64 builds NEON alone) HWY_DYNAMIC_DISPATCH becomes a static call
+// that puts the target's namespace in front of the name it is given.
+using namespace elementwise_detail;  // NOLINT(google-build-using-namespace)
 
 void LayerNormRowF32(const float* x, int64_t d, const float* scale, const float* bias, double epsilon, float* y,
                      float* mean, float* inv) {
-  if (d > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::LayerNormRow)(x, d, scale, bias, epsilon, y, mean, inv);
+  if (d > 0) HWY_DYNAMIC_DISPATCH(LayerNormRow)(x, d, scale, bias, epsilon, y, mean, inv);
 }
 
 void MaskedFillF32(const float* x, const uint8_t* keep, float fill, float* y, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::MaskedFill)(x, keep, fill, y, n);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(MaskedFill)(x, keep, fill, y, n);
 }
 
 void MatVecF32(const float* w, const float* x, int64_t rows, int64_t k, const float* bias, float* y) {
-  if (rows > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::MatVec)(w, x, rows, k, bias, y);
+  if (rows > 0) HWY_DYNAMIC_DISPATCH(MatVec)(w, x, rows, k, bias, y);
 }
 
 void AddRowsF32(const float* x, int64_t rows, int64_t n, float* acc) {
-  if (rows > 0 && n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::AddRows)(x, rows, n, acc);
+  if (rows > 0 && n > 0) HWY_DYNAMIC_DISPATCH(AddRows)(x, rows, n, acc);
 }
 
 void SiluF32(const float* x, float* y, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SiluArray)(x, y, n);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(SiluArray)(x, y, n);
 }
 
 void SwishF32(const float* x, float* y, int64_t n, float alpha) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SwishArray)(x, y, n, alpha);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(SwishArray)(x, y, n, alpha);
 }
 
 void SigmoidF32(const float* x, float* y, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::SigmoidArray)(x, y, n);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(SigmoidArray)(x, y, n);
 }
 
 void TanhF32(const float* x, float* y, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::TanhArray)(x, y, n);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(TanhArray)(x, y, n);
 }
 
 void ErfF32(const float* x, float* y, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::ErfArray)(x, y, n);
+  if (n > 0) HWY_DYNAMIC_DISPATCH(ErfArray)(x, y, n);
 }
 
 void ShuffleChannelsF32(const float* a, const float* b, int64_t half, int64_t pixels, float* first, float* second) {
-  if (half > 0 && pixels > 0) HWY_DYNAMIC_DISPATCH(elementwise_detail::ShuffleChannels)(a, b, half, pixels, first, second);
+  if (half > 0 && pixels > 0) HWY_DYNAMIC_DISPATCH(ShuffleChannels)(a, b, half, pixels, first, second);
 }
 
 void ScaleShiftRowsF32(const float* x, int64_t x_stride, const float* scale, const float* shift, float* y,
                        int64_t y_stride, int64_t rows, int64_t n, bool relu) {
   if (rows > 0 && n > 0)
-    HWY_DYNAMIC_DISPATCH(elementwise_detail::ScaleShiftRows)(x, x_stride, scale, shift, y, y_stride, rows, n, relu);
+    HWY_DYNAMIC_DISPATCH(ScaleShiftRows)(x, x_stride, scale, shift, y, y_stride, rows, n, relu);
 }
 
 }  // namespace tessera::cpu
