@@ -15,4 +15,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static;-L;/usr/aarch64-linux-gnu)
+# No -L /usr/aarch64-linux-gnu: that prefix holds libc6-arm64-cross's ld.so
+# (2.36-8cross1) while libc.so.6 and every other library then come from the
+# multiarch /usr/lib/aarch64-linux-gnu (libc6:arm64, 2.36-9+deb12uN); the
+# mismatched loader and libc spin forever in the first pthread_create
+# (OpenBLAS's thread init at load, then Tessera's thread pool). Without -L
+# qemu takes the multiarch /lib/ld-linux-aarch64.so.1, which matches libc.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static)

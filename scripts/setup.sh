@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Tessera needs to build and test. Idempotent:
-# does nothing (not even apt-get update) when everything is present.
+# does nothing (not even apt-get update) when everything is present. With
+# arguments, installs those packages instead, the same way (test-cross.sh).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
@@ -14,6 +15,7 @@ packages=(
   libdnnl-dev
   libonnx-testdata
 )
+[ $# -gt 0 ] && packages=("$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

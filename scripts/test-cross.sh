@@ -15,19 +15,12 @@ packages=(
   libgtest-dev:arm64 libgmock-dev:arm64
   libjpeg62-turbo-dev:arm64 libpng-dev:arm64 libwebp-dev:arm64 libtiff-dev:arm64 libopenjp2-7-dev:arm64
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "test-cross: installing ${missing[*]}"
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  $SUDO dpkg --add-architecture arm64
 fi
+scripts/setup.sh "${packages[@]}"
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 # The Python module and the OpenCL EP stay out: the first needs an arm64
 # interpreter to import it, the second a device. So does the oneDNN EP:

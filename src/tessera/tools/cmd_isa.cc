@@ -15,7 +15,7 @@ int IsaCommand(int argc, char** argv) {
   const IsaLevel host = cpu::HostSimdLevel();
   std::string runs;
   for (IsaLevel level : IsaLevelsOfThisArchitecture())
-    if (cpu::WhyCannotRun(level, host).empty()) runs += (runs.empty() ? "" : " ") + std::string(IsaLevelName(level));
+    if (cpu::WhyCannotCap(level).empty()) runs += (runs.empty() ? "" : " ") + std::string(IsaLevelName(level));
   std::printf("machine          best level %s; runs %s\n", std::string(IsaLevelName(host)).c_str(), runs.c_str());
   std::optional<IsaLevel> cap;
   std::string source;
@@ -25,8 +25,8 @@ int IsaCommand(int argc, char** argv) {
   } else if ((cap = IsaCapFromEnvironment())) {
     source = "TESSERA_MAX_ISA";
   }
-  if (cap && !cpu::WhyCannotRun(*cap, host).empty()) {
-    std::printf("cap              %s: %s\n", std::string(IsaLevelName(*cap)).c_str(), cpu::WhyCannotRun(*cap, host).c_str());
+  if (cap && !cpu::WhyCannotCap(*cap).empty()) {
+    std::printf("cap              %s: %s\n", std::string(IsaLevelName(*cap)).c_str(), cpu::WhyCannotCap(*cap).c_str());
     return 3;
   }
   ProviderList providers = MakeProviders(SplitList(args.get("providers", DefaultProviderList())));

@@ -85,6 +85,20 @@ std::string WhyCannotRun(IsaLevel level, IsaLevel host) {
 
 IsaLevel HostSimdLevel() { return LevelOfSimdTarget(BestOf(HostTargets())); }
 
+std::string WhyCannotCap(IsaLevel level) {
+  std::string why = WhyCannotRun(level, HostSimdLevel());
+  if (!why.empty()) return why;
+  // A build may compile no target that low: aarch64's Highway builds NEON
+  // alone, so a scalar cap would silently keep running NEON.
+  std::string compiled;
+  for (int64_t t = HWY_TARGETS; t != 0; t &= t - 1) {
+    if (WhyCannotRun(LevelOfSimdTarget(BestOf(t)), level).empty()) return "";
+    compiled += (compiled.empty() ? "" : ", ") + std::string(hwy::TargetName(BestOf(t)));
+  }
+  return "this build compiles no SIMD target at or below " + std::string(IsaLevelName(level)) + " (it has " +
+         compiled + ")";
+}
+
 void CapSimdTargets(IsaLevel level) {
   CapState& s = State();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -93,7 +107,7 @@ void CapSimdTargets(IsaLevel level) {
     TS_THROW(kInvalidArgument, "the instruction-set cap is process-wide and this process already runs at most ",
              IsaLevelName(*s.cap), "; a session cannot ask for ", IsaLevelName(level),
              " (start another process, or set TESSERA_MAX_ISA for all of them)");
-  const std::string why = WhyCannotRun(level, HostSimdLevel());
+  const std::string why = WhyCannotCap(level);
   if (!why.empty())
     TS_THROW(kInvalidArgument, "instruction-set cap ", IsaLevelName(level), ": ", why, "; Highway's best target here is ",
              hwy::TargetName(BestOf(HostTargets())));

@@ -22,6 +22,9 @@ void CapSimdTargets(IsaLevel level);
 // Why a machine whose best level is `host` cannot run `level`, or "" when it
 // can (a level of another architecture never runs).
 std::string WhyCannotRun(IsaLevel level, IsaLevel host);
+// Why this process cannot run under a cap at `level` ("" when it can): the
+// machine cannot run it, or this build compiles no Highway target that low.
+std::string WhyCannotCap(IsaLevel level);
 // The cap in force, if any.
 std::optional<IsaLevel> SimdCap();
 // The Highway target dispatch picks now ("AVX2", "AVX3", "SCALAR"...).
