@@ -25,8 +25,8 @@ int IsaCommand(int argc, char** argv) {
   } else if ((cap = IsaCapFromEnvironment())) {
     source = "TESSERA_MAX_ISA";
   }
-  if (cap && !cpu::WhyCannotCap(*cap).empty()) {
-    std::printf("cap              %s: %s\n", std::string(IsaLevelName(*cap)).c_str(), cpu::WhyCannotCap(*cap).c_str());
+  if (const std::string why = cap ? cpu::WhyCannotCap(*cap) : ""; !why.empty()) {
+    std::printf("cap              %s: %s\n", std::string(IsaLevelName(*cap)).c_str(), why.c_str());
     return 3;
   }
   ProviderList providers = MakeProviders(SplitList(args.get("providers", DefaultProviderList())));
