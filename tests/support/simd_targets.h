@@ -17,20 +17,38 @@
 
 namespace tessera::test {
 
-// Pins dispatch to one target for its lifetime; restores run-time detection
-// (under the cap) when it ends, also when an ASSERT leaves the scope early.
+// Pins dispatch to one target for its lifetime; when it ends, restores the
+// pin of an enclosing ScopedSimdTarget, or else run-time detection (under
+// the cap), also when an ASSERT leaves the scope early.
 class ScopedSimdTarget {
  public:
-  explicit ScopedSimdTarget(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~ScopedSimdTarget() { hwy::SetSupportedTargetsForTest(0); }
+  explicit ScopedSimdTarget(int64_t target) : enclosing_(Pinned()) {
+    Pinned() = target;
+    hwy::SetSupportedTargetsForTest(target);
+  }
+  ~ScopedSimdTarget() {
+    Pinned() = enclosing_;
+    hwy::SetSupportedTargetsForTest(enclosing_);  // 0: detection again
+  }
   ScopedSimdTarget(const ScopedSimdTarget&) = delete;
   ScopedSimdTarget& operator=(const ScopedSimdTarget&) = delete;
+
+ private:
+  static int64_t& Pinned() {
+    static int64_t pinned = 0;
+    return pinned;
+  }
+  int64_t enclosing_;
 };
 
 // The targets OnEverySimdTarget visits, best first.
 inline std::vector<int64_t> SimdTargetsToTest() {
   (void)cpu::SimdCap();  // links the TESSERA_MAX_ISA hook, so the cap is in force
-  return hwy::SupportedAndGeneratedTargets();
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  // That re-detection pointed dispatch at every detected target, past the
+  // cap (Highway 1.0): point it back at the supported ones.
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  return targets;
 }
 
 template <class F>

@@ -3,6 +3,7 @@
 // process of its own (a death test that exits 0 when every check held).
 #include "tessera/providers/cpu/simd_isa.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,6 +13,7 @@
 #include "support/op_test.h"
 #include "support/simd_targets.h"
 #include "tessera/api/providers.h"
+#include "tessera/providers/cpu/sgemm.h"
 #include "tessera/runtime/session.h"
 
 namespace tessera::cpu {
@@ -71,6 +73,31 @@ TEST(SimdIsaDeathTest, CapLimitsDispatchAndAnotherCapIsRefused) {
           CHILD_CHECK(HostSimdLevel() == IsaLevel::kScalar, "a second, different cap was accepted");
         } catch (const Error& e) {
           CHILD_CHECK(std::string(e.what()).find("already runs at most scalar") != std::string::npos, e.what());
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// Reporting the target in use must not move dispatch: Highway 1.0's
+// SupportedTargets() re-points dispatch at every detected target, so after
+// a session printed its ISA the kernels under an AVX2 cap ran AVX-512.
+TEST(SimdIsaDeathTest, ReportingTheTargetKeepsDispatchUnderTheCap) {
+  SKIP_UNDER_ENVIRONMENT_CAP();
+  const auto levels = IsaLevelsOfThisArchitecture();
+  if (HostSimdLevel() == levels.front()) GTEST_SKIP() << "no level below this machine's best";
+  const IsaLevel below = *(std::find(levels.begin(), levels.end(), HostSimdLevel()) - 1);
+  if (!WhyCannotCap(below).empty()) GTEST_SKIP() << WhyCannotCap(below);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        CapSimdTargets(below);
+        const int64_t nr = SgemmBlockingInUse().nr;  // the GEMM's panel width follows the vector width
+        for (int i = 0; i < 2; ++i) {
+          const std::string reported = ActiveSimdTarget();
+          CHILD_CHECK(SgemmBlockingInUse().nr == nr, "dispatch moved after reporting " + reported);
+          (void)test::SimdTargetsToTest();
+          CHILD_CHECK(SgemmBlockingInUse().nr == nr, "dispatch moved after listing the targets to test");
         }
         std::_Exit(0);
       },

@@ -121,7 +121,15 @@ std::optional<IsaLevel> SimdCap() {
   return s.cap;
 }
 
-std::string ActiveSimdTarget() { return hwy::TargetName(BestOf(hwy::SupportedTargets() & HWY_TARGETS)); }
+// From the targets read at start-up, less those the cap disabled; never
+// hwy::SupportedTargets() again: Highway 1.0's re-detection there points
+// dispatch at every detected target, so under an AVX2 cap the kernels ran
+// AVX-512 after a session had merely reported its instruction sets.
+std::string ActiveSimdTarget() {
+  int64_t targets = HostTargets();
+  if (auto cap = SimdCap()) targets &= ~TargetsAbove(*cap);
+  return hwy::TargetName(BestOf(targets));
+}
 
 std::string BlasCoreName() {
   const char* name = openblas_get_corename();
