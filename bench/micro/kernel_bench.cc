@@ -139,6 +139,13 @@ void BM_SgemmOwn(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool 
     cpu::SgemmF32(false, tb, m, n, k, 1.f, a.data<float>(), k, b.data<float>(), tb ? k : n, 0.f, c.data<float>(), n);
   state.counters["FLOPS"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
 }
+// The same with B packed once beforehand, as a constant weight is.
+void BM_SgemmPacked(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool tb) {
+  Tensor a = Random({m, k}, 1), b = Random(tb ? Shape{n, k} : Shape{k, n}, 2), c(DataType::kFloat, {m, n});
+  const cpu::PackedB packed(tb, k, n, b.data<float>(), tb ? k : n);
+  for (auto _ : state) cpu::SgemmPackedF32(m, 0, n, 1.f, a.data<float>(), k, packed, 0.f, c.data<float>(), n);
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
 void BM_SgemmBlas(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool tb) {
   openblas_set_num_threads(1);
   Tensor a = Random({m, k}, 1), b = Random(tb ? Shape{n, k} : Shape{k, n}, 2), c(DataType::kFloat, {m, n});
@@ -294,13 +301,20 @@ BENCHMARK_CAPTURE(BM_Gemm, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Gemm, 128x3072x768, 128, 3072, 768)->Apply(ThreadArgs);
 BENCHMARK(BM_FusedMatMulGelu)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_SgemmOwn, 128x768x3072, 128, 768, 3072, false);
+BENCHMARK_CAPTURE(BM_SgemmPacked, 128x768x3072, 128, 768, 3072, false);
 BENCHMARK_CAPTURE(BM_SgemmBlas, 128x768x3072, 128, 768, 3072, false);
 BENCHMARK_CAPTURE(BM_SgemmOwn, 128x3072x768_tb, 128, 3072, 768, true);
+BENCHMARK_CAPTURE(BM_SgemmPacked, 128x3072x768_tb, 128, 3072, 768, true);
 BENCHMARK_CAPTURE(BM_SgemmBlas, 128x3072x768_tb, 128, 3072, 768, true);
 BENCHMARK_CAPTURE(BM_SgemmOwn, 197x768x2304, 197, 768, 2304, false);
+BENCHMARK_CAPTURE(BM_SgemmPacked, 197x768x2304, 197, 768, 2304, false);
 BENCHMARK_CAPTURE(BM_SgemmBlas, 197x768x2304, 197, 768, 2304, false);
 BENCHMARK_CAPTURE(BM_SgemmOwn, 16x768x768, 16, 768, 768, false);
+BENCHMARK_CAPTURE(BM_SgemmPacked, 16x768x768, 16, 768, 768, false);
 BENCHMARK_CAPTURE(BM_SgemmBlas, 16x768x768, 16, 768, 768, false);
+BENCHMARK_CAPTURE(BM_SgemmOwn, 1x768x768, 1, 768, 768, false);
+BENCHMARK_CAPTURE(BM_SgemmPacked, 1x768x768, 1, 768, 768, false);
+BENCHMARK_CAPTURE(BM_SgemmBlas, 1x768x768, 1, 768, 768, false);
 BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);

@@ -8,6 +8,7 @@
 
 #include "tessera/ops/flop_estimate.h"
 #include "tessera/partition/assignment.h"
+#include "tessera/runtime/initializer_readers.h"
 
 namespace tessera {
 
@@ -273,6 +274,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     copies_.push_back({value, from, to, BytesPerRun(type == types_.types.end() ? nullptr : &type->second)});
     return name;
   };
+  InitializerReaders readers(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& node = g.nodes[i];
     Step step;
@@ -314,6 +316,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
         throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
       }
     }
+    for (const std::string& name : readers.KernelCreated(node, step.kernel.get())) ReleaseInitializer(name);
     if (logger.Enabled(Severity::kVerbose)) {
       std::string why;
       for (const auto& d : step.declined) why += (why.empty() ? " (declined by " : "; ") + d;
@@ -440,6 +443,13 @@ void CompiledGraph::NumberPartitions() {
     provider = step.provider;
     step.partition = current;
   }
+}
+
+void CompiledGraph::ReleaseInitializer(const std::string& name) {
+  const int s = SlotOf(name);
+  std::erase_if(initializer_slots_, [s](const std::pair<int, Tensor>& e) { return e.first == s; });
+  graph_->initializers.erase(name);
+  types_.constants.erase(name);
 }
 
 void CompiledGraph::ReleaseUnreadInitializers(std::initializer_list<std::span<const Step>> step_lists) {

@@ -105,6 +105,8 @@ class CompiledGraph {
   // partition copied into its own layout), so they are not held twice.
   // step_lists: every step that may still read an initializer.
   void ReleaseUnreadInitializers(std::initializer_list<std::span<const Step>> step_lists);
+  // Drops one initializer no node needs any more (InitializerReaders).
+  void ReleaseInitializer(const std::string& name);
   // Numbers the runs of consecutive node steps on one provider.
   void NumberPartitions();
   // Fills Step::donors.

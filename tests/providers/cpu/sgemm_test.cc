@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,32 @@ struct Case {
   float alpha, beta;
 };
 
+// How the product is computed: SgemmF32, or with B packed first (whole, in
+// column blocks of whole panels, or packed under the best target and
+// computed under the current one, as when a test pins a target).
+enum class Path { kPlain, kPacked, kPackedInBlocks, kPackedElsewhere };
+
+// The target kPackedElsewhere packs under: the best one, read before any pin
+// (under a pin, the supported targets are the pinned one alone).
+int64_t g_pack_target = 0;
+
+void Multiply(Path path, const Case& c, const float* a, int64_t lda, const float* b, int64_t ldb, float* cm,
+              int64_t ldc) {
+  if (path == Path::kPlain) return SgemmF32(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, c.beta, cm, ldc);
+  std::optional<PackedB> packed;
+  if (path == Path::kPackedElsewhere) {
+    test::ScopedSimdTarget pack_under(g_pack_target);
+    packed.emplace(c.tb, c.k, c.n, b, ldb);
+  } else {
+    packed.emplace(c.tb, c.k, c.n, b, ldb);
+  }
+  ASSERT_EQ(packed->k(), c.k);
+  ASSERT_EQ(packed->n(), c.n);
+  const int64_t step = path == Path::kPackedInBlocks ? packed->panel_width() : c.n;
+  for (int64_t j = 0; j < c.n; j += step)
+    SgemmPackedF32(c.m, j, std::min(c.n, j + step), c.alpha, a, lda, *packed, c.beta, cm, ldc, c.ta);
+}
+
 std::string Describe(const Case& c) {
   return std::string(c.ta ? "A^T " : "A ") + (c.tb ? "B^T " : "B ") + std::to_string(c.m) + "x" + std::to_string(c.n) +
          "x" + std::to_string(c.k) + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta);
@@ -29,8 +56,8 @@ std::string Describe(const Case& c) {
 
 // Runs one case with padded leading dimensions (so strides differ from the
 // widths) and checks every element of C, and that C's padding is untouched.
-void Check(const Case& c) {
-  SCOPED_TRACE(Describe(c));
+void Check(const Case& c, Path path = Path::kPlain) {
+  SCOPED_TRACE(Describe(c) + " path " + std::to_string(static_cast<int>(path)));
   std::mt19937 rng(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k));
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   const int64_t a_rows = c.ta ? c.k : c.m, a_cols = c.ta ? c.m : c.k;
@@ -44,7 +71,7 @@ void Check(const Case& c) {
   // With beta = 0, C's old contents must not be read: NaN there stays out.
   if (c.beta == 0.f && !cm.empty()) cm[0] = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> before = cm;
-  SgemmF32(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(), ldb, c.beta, cm.data(), ldc);
+  Multiply(path, c, a.data(), lda, b.data(), ldb, cm.data(), ldc);
   for (int64_t i = 0; i < c.m; ++i) {
     for (int64_t j = 0; j < c.n; ++j) {
       double want = 0, scale = 0;
@@ -96,6 +123,41 @@ TEST(SgemmTest, WideNAcrossThePackedBlockOnEveryTarget) {
     const SgemmBlocking blk = SgemmBlockingInUse();
     Check({false, false, 3, blk.nc + blk.nr + 1, 9, 1.f, 0.f});
     Check({false, true, 2, blk.nc + 1, 5, 2.f, 1.f});
+  });
+}
+
+TEST(SgemmTest, PackedBMatchesDoubleAroundBlockEdgesOnEveryTarget) {
+  test::OnEverySimdTarget([] {
+    const SgemmBlocking blk = SgemmBlockingInUse();
+    for (int64_t m : {int64_t{1}, blk.mr - 1, blk.mr + 1, blk.mc + 1})
+      for (int64_t n : {int64_t{1}, blk.nr - 1, blk.nr + 3, 2 * blk.nr + 1})
+        for (int64_t k : {int64_t{1}, int64_t{17}, blk.kc + 5}) {
+          Check({false, false, m, n, k, 1.f, 0.f}, Path::kPacked);
+          Check({false, true, m, n, k, 1.f, 0.f}, Path::kPacked);
+        }
+    Check({false, false, 3, blk.nc + blk.nr + 1, 9, 1.f, 0.f}, Path::kPacked);
+    Check({false, true, 5, 3 * blk.nr + 2, 2 * blk.kc + 1, 1.f, 0.f}, Path::kPackedInBlocks);
+  });
+}
+
+TEST(SgemmTest, PackedBTransposesAlphaAndBetaOnEveryTarget) {
+  test::OnEverySimdTarget([] {
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (float beta : {0.f, 1.f, 0.25f}) {
+          Check({ta, tb, 7, 19, 23, -0.5f, beta}, Path::kPacked);
+          Check({ta, tb, 13, 45, 300, 2.f, beta}, Path::kPackedInBlocks);
+        }
+  });
+}
+
+// A weight packed for one target still multiplies right when dispatch then
+// picks another (it is unpacked for the call).
+TEST(SgemmTest, PackedBUnderAnotherTargetOnEveryTarget) {
+  g_pack_target = test::SimdTargetsToTest().front();
+  test::OnEverySimdTarget([] {
+    Check({false, true, 9, 37, 270, 1.f, 0.f}, Path::kPackedElsewhere);
+    Check({true, false, 4, 20, 5, 0.5f, 1.f}, Path::kPackedElsewhere);
   });
 }
 

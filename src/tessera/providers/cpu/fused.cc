@@ -85,15 +85,21 @@ class FusedMatMul final : public OpKernel {
       : trans_a_(info.attr_int("transA", 0) != 0),
         trans_b_(info.attr_int("transB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.0f)),
-        act_(info) {}
+        act_(info),
+        packed_b_(PackConstantB(info, 1, trans_b_)) {
+    if (packed_b_) b_shape_ = info.constant_input(1)->shape();
+  }
+  bool ReadsInput(size_t i) const override { return i != 1 || packed_b_ == nullptr; }
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
-    const Tensor& b = ctx.input(1);
-    if (a.dtype() != b.dtype())
-      ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
+    const Tensor* b = packed_b_ ? nullptr : &ctx.input(1);
+    const DataType b_type = b ? b->dtype() : DataType::kFloat;
+    if (a.dtype() != b_type)
+      ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b_type));
     Shape as = trans_a_ ? SwapLastTwo(a.shape(), ctx, "A") : a.shape();
-    Shape bs = trans_b_ ? SwapLastTwo(b.shape(), ctx, "B") : b.shape();
+    const Shape& b_shape = b ? b->shape() : b_shape_;
+    Shape bs = trans_b_ ? SwapLastTwo(b_shape, ctx, "B") : b_shape;
     MatMulPlan p = PlanMatMul(as, bs, ctx);
     const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     if (bias) {
@@ -119,20 +125,25 @@ class FusedMatMul final : public OpKernel {
   }
 
   template <typename F>
-  void Run(const MatMulPlan& p, const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& y,
+  void Run(const MatMulPlan& p, const Tensor& a, const Tensor* b, const Tensor* bias, Tensor& y,
            KernelContext& ctx) const {
     const F* ap = a.data<F>();
-    const F* bp = b.data<F>();
     F* yp = y.data<F>();
     F alpha = static_cast<F>(alpha_);
     int64_t lda = trans_a_ ? p.m : p.k, ldb = trans_b_ ? p.k : p.n;
     int64_t batch = static_cast<int64_t>(p.a_index.size());
+    // B's batch b_offset times A's rows: B packed at creation, or as given.
+    auto product = [&](bool ta, int64_t m, const F* a_at, int64_t b_offset, F* y_at) {
+      if constexpr (std::is_same_v<F, float>)
+        if (packed_b_) return GemmPackedF32(ta, m, alpha, a_at, lda, *packed_b_, 0.f, y_at, p.n);
+      Gemm<F>(ta, trans_b_, m, p.n, p.k, alpha, a_at, lda, b->data<F>() + b_offset * p.k * p.n, ldb, y_at, p.n);
+    };
     if (p.fold_a_batch && !trans_a_) {
-      Gemm<F>(false, trans_b_, batch * p.m, p.n, p.k, alpha, ap, lda, bp, ldb, yp, p.n);
+      product(false, batch * p.m, ap, 0, yp);
     } else {
       for (int64_t i = 0; i < batch; ++i)
-        Gemm<F>(trans_a_, trans_b_, p.m, p.n, p.k, alpha, ap + p.a_index[static_cast<size_t>(i)] * p.m * p.k, lda,
-                bp + p.b_index[static_cast<size_t>(i)] * p.k * p.n, ldb, yp + i * p.m * p.n, p.n);
+        product(trans_a_, p.m, ap + p.a_index[static_cast<size_t>(i)] * p.m * p.k, p.b_index[static_cast<size_t>(i)],
+                yp + i * p.m * p.n);
     }
     const F* bv = bias ? bias->data<F>() : nullptr;
     if (!bv && !act_.active()) return;
@@ -151,6 +162,8 @@ class FusedMatMul final : public OpKernel {
   bool trans_a_, trans_b_;
   float alpha_;
   FusedActivation act_;
+  std::shared_ptr<const PackedB> packed_b_;  // a constant float matrix B
+  Shape b_shape_;
 };
 
 // ---- Gelu (any opset; ai.onnx has it from 20) --------------------------------------

@@ -85,6 +85,18 @@ class FusedActivation final : public Epilogue {
           return;
         }
         break;
+      case Kind::kGelu:
+        if constexpr (std::is_same_v<C, float>) {
+          GeluErfInPlace(y, n);
+          return;
+        }
+        break;
+      case Kind::kGeluTanh:
+        if constexpr (std::is_same_v<C, float>) {
+          GeluTanhInPlace(y, n);
+          return;
+        }
+        break;
       default:
         break;
     }

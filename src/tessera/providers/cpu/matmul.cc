@@ -11,6 +11,7 @@
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
+#include "tessera/providers/cpu/sgemm.h"
 
 namespace tessera::cpu {
 
@@ -63,6 +64,13 @@ MatMulPlan PlanMatMul(const Shape& as, const Shape& bs, const KernelContext& ctx
   return p;
 }
 
+std::shared_ptr<const PackedB> PackConstantB(const KernelInfo& info, size_t input, bool trans_b) {
+  const Tensor* b = info.constant_input(input);
+  if (b == nullptr || b->dtype() != DataType::kFloat || b->rank() != 2 || b->numel() == 0) return nullptr;
+  const int64_t k = trans_b ? b->dim(1) : b->dim(0), n = trans_b ? b->dim(0) : b->dim(1);
+  return std::make_shared<const PackedB>(trans_b, k, n, b->data<float>(), b->dim(1));
+}
+
 namespace {
 
 // Runs C[batch] = A[a_index] * B[b_index] for a plan on contiguous buffers.
@@ -92,9 +100,14 @@ std::vector<C> ToComputeVector(const Tensor& t) {
 
 class MatMul final : public OpKernel {
  public:
-  explicit MatMul(const KernelInfo&) {}
+  explicit MatMul(const KernelInfo& info) : packed_b_(PackConstantB(info, 1, false)) {
+    if (packed_b_) b_shape_ = info.constant_input(1)->shape();
+  }
+  bool ReadsInput(size_t i) const override { return i != 1 || packed_b_ == nullptr; }
+
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
+    if (packed_b_) return ComputePacked(a, ctx);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype())
       ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
@@ -115,6 +128,20 @@ class MatMul final : public OpKernel {
       }
     });
   }
+
+ private:
+  // B is a constant float matrix, packed: every batch of A is rows of one product.
+  void ComputePacked(const Tensor& a, KernelContext& ctx) const {
+    if (a.dtype() != DataType::kFloat)
+      ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and float");
+    MatMulPlan p = PlanMatMul(a.shape(), b_shape_, ctx);
+    Tensor& y = ctx.allocate_output(0, DataType::kFloat, p.out_shape);
+    GemmPackedF32(false, a.numel() / std::max<int64_t>(p.k, 1), 1.f, a.data<float>(), p.k, *packed_b_, 0.f,
+                  y.data<float>(), p.n);
+  }
+
+  std::shared_ptr<const PackedB> packed_b_;
+  Shape b_shape_;
 };
 
 // ---- Gemm ---------------------------------------------------------------------
@@ -126,20 +153,26 @@ class Gemm final : public OpKernel {
         trans_a_(info.attr_int("transA", 0) != 0),
         trans_b_(info.attr_int("transB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.0f)),
-        beta_(info.attr_float("beta", 1.0f)) {}
+        beta_(info.attr_float("beta", 1.0f)),
+        packed_b_(PackConstantB(info, 1, trans_b_)) {
+    if (packed_b_) b_describe_ = info.constant_input(1)->Describe();
+  }
+  bool ReadsInput(size_t i) const override { return i != 1 || packed_b_ == nullptr; }
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
-    const Tensor& b = ctx.input(1);
-    if (a.rank() != 2 || b.rank() != 2)
-      ctx.Fail("Gemm expects 2-D A and B, got ", a.Describe(), " and ", b.Describe());
-    if (a.dtype() != b.dtype())
-      ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
+    const Tensor* b = packed_b_ ? nullptr : &ctx.input(1);
+    const std::string b_describe = b ? b->Describe() : b_describe_;
+    if (a.rank() != 2 || (b && b->rank() != 2))
+      ctx.Fail("Gemm expects 2-D A and B, got ", a.Describe(), " and ", b_describe);
+    const DataType b_type = b ? b->dtype() : DataType::kFloat;
+    if (a.dtype() != b_type)
+      ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b_type));
     int64_t m = trans_a_ ? a.dim(1) : a.dim(0);
     int64_t k = trans_a_ ? a.dim(0) : a.dim(1);
-    int64_t kb = trans_b_ ? b.dim(1) : b.dim(0);
-    int64_t n = trans_b_ ? b.dim(0) : b.dim(1);
-    if (k != kb) ctx.Fail("Gemm inner dimensions differ: ", a.Describe(), " x ", b.Describe(),
+    int64_t kb = b ? (trans_b_ ? b->dim(1) : b->dim(0)) : packed_b_->k();
+    int64_t n = b ? (trans_b_ ? b->dim(0) : b->dim(1)) : packed_b_->n();
+    if (k != kb) ctx.Fail("Gemm inner dimensions differ: ", a.Describe(), " x ", b_describe,
                           " (transA=", trans_a_, ", transB=", trans_b_, ")");
     const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     // Unidirectional broadcast of C to [M, N]: offsets by row and column stride.
@@ -169,11 +202,11 @@ class Gemm final : public OpKernel {
         F* yp;
         if constexpr (std::is_same_v<T, F>) {
           ap = a.data<F>();
-          bp = b.data<F>();
+          bp = b ? b->data<F>() : nullptr;
           yp = y.data<F>();
         } else {
           abuf = ToComputeVector<T>(a);
-          bbuf = ToComputeVector<T>(b);
+          bbuf = ToComputeVector<T>(*b);
           ybuf.resize(static_cast<size_t>(m * n));
           ap = abuf.data();
           bp = bbuf.data();
@@ -186,10 +219,14 @@ class Gemm final : public OpKernel {
             for (int64_t j = 0; j < n; ++j) yp[i * n + j] = beta * static_cast<F>(Load(cp[i * c_rs + j * c_cs]));
         }
         F alpha = static_cast<F>(alpha_);
-        if constexpr (std::is_same_v<F, float>)
-          GemmF32(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b.dim(1), use_c ? 1.0f : 0.0f, yp, n);
-        else
-          GemmF64(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b.dim(1), use_c ? 1.0 : 0.0, yp, n);
+        if constexpr (std::is_same_v<T, float>) {
+          if (packed_b_) GemmPackedF32(trans_a_, m, alpha, ap, a.dim(1), *packed_b_, use_c ? 1.0f : 0.0f, yp, n);
+          else GemmF32(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b->dim(1), use_c ? 1.0f : 0.0f, yp, n);
+        } else if constexpr (std::is_same_v<F, float>) {
+          GemmF32(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b->dim(1), use_c ? 1.0f : 0.0f, yp, n);
+        } else {
+          GemmF64(trans_a_, trans_b_, m, n, k, alpha, ap, a.dim(1), bp, b->dim(1), use_c ? 1.0 : 0.0, yp, n);
+        }
         if (post_)
           ParallelFor(ctx.thread_pool(), m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)),
                       [&](int64_t r0, int64_t r1) {
@@ -201,7 +238,7 @@ class Gemm final : public OpKernel {
         }
       } else {
         T* yp = y.data<T>();
-        GemmLoop<T>(trans_a_, trans_b_, m, n, k, a.data<T>(), a.dim(1), b.data<T>(), b.dim(1), yp, n, false);
+        GemmLoop<T>(trans_a_, trans_b_, m, n, k, a.data<T>(), a.dim(1), b->data<T>(), b->dim(1), yp, n, false);
         const T* cp = use_c ? c->data<T>() : nullptr;
         bool plain = alpha_ == 1.0f && (beta_ == 1.0f || !use_c);
         for (int64_t i = 0; i < m; ++i)
@@ -223,6 +260,8 @@ class Gemm final : public OpKernel {
   std::shared_ptr<const Epilogue> post_;
   bool trans_a_, trans_b_;
   float alpha_, beta_;
+  std::shared_ptr<const PackedB> packed_b_;  // a constant float B
+  std::string b_describe_;                   // for errors, once B is freed
 };
 
 // ---- quantized helpers --------------------------------------------------------

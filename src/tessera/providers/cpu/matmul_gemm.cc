@@ -42,6 +42,15 @@ void GemmFallback(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, co
 // packing of the shared operand) than it saves.
 constexpr double kMinMacsPerThread = 1 << 18;
 
+// The block (rows or columns, a multiple of `align`) that splits `extent`
+// one block a thread; `extent` itself when the product of `macs`
+// multiply-adds is too small to split.
+int64_t SplitBlock(ThreadPool* pool, double macs, int64_t extent, int64_t align) {
+  const int64_t tasks =
+      pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / kMinMacsPerThread)) : 1;
+  return tasks > 1 ? (extent / tasks + align - 1) / align * align : extent;
+}
+
 // One single-threaded GEMM on a block of C: Tessera's own where it measured
 // faster (sgemm.h), else OpenBLAS. One row of C is a
 // matrix-vector product: sgemv reads B once where sgemm would first copy
@@ -81,11 +90,10 @@ void PooledGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
   PinBlasToOneThread();
   ThreadPool* pool = ThreadPool::InParallelRegion() ? nullptr : ThreadPool::Current();
   double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  int64_t tasks = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / kMinMacsPerThread)) : 1;
   bool by_cols = n >= m;
   // Blocks of whole SIMD panels (16 columns, 4 rows) keep BLAS on its fast path.
-  int64_t align = by_cols ? 16 : 4, extent = by_cols ? n : m;
-  int64_t block = tasks > 1 ? (extent / tasks + align - 1) / align * align : extent;
+  int64_t extent = by_cols ? n : m;
+  int64_t block = SplitBlock(pool, macs, extent, by_cols ? 16 : 4);
   if (block <= 0 || block >= extent) {
     BlasCall(ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
              static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
@@ -109,6 +117,30 @@ void PooledGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
 }
 
 }  // namespace
+
+void GemmPackedF32(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedB& b, float beta,
+                   float* c, int64_t ldc) {
+  const int64_t n = b.n();
+  if (m <= 0 || n <= 0) return;
+  ThreadPool* pool = ThreadPool::InParallelRegion() ? nullptr : ThreadPool::Current();
+  const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
+  // Columns in whole packed panels; rows when C is taller than wide.
+  const bool by_cols = n >= m;
+  const int64_t extent = by_cols ? n : m;
+  const int64_t block = SplitBlock(pool, macs, extent, by_cols ? b.panel_width() : 4);
+  if (block <= 0 || block >= extent) return SgemmPackedF32(m, 0, n, alpha, a, lda, b, beta, c, ldc, trans_a);
+  pool->ParallelFor((extent + block - 1) / block, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t lo = blk * block, hi = std::min(extent, lo + block);
+      if (by_cols) {
+        SgemmPackedF32(m, lo, hi, alpha, a, lda, b, beta, c, ldc, trans_a);
+      } else {
+        const float* ab = trans_a ? a + lo : a + lo * lda;
+        SgemmPackedF32(hi - lo, 0, n, alpha, ab, lda, b, beta, c + lo * ldc, ldc, trans_a);
+      }
+    }
+  });
+}
 
 void GemmF32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {

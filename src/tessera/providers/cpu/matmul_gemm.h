@@ -1,6 +1,7 @@
 // Row-major GEMM entry points shared by the matmul and conv families:
-// C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. float and double go to
-// OpenBLAS; integer types use a cache-friendly loop with wrap-around
+// C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. float goes to Tessera's
+// GEMM (sgemm.h) or OpenBLAS, whichever measured faster, double to OpenBLAS;
+// integer types use a cache-friendly loop with wrap-around
 // (two's complement) arithmetic.
 #pragma once
 
@@ -11,6 +12,11 @@ namespace tessera::cpu {
 
 void GemmF32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+class PackedB;
+// The same for float with B a constant packed at kernel creation (sgemm.h):
+// C[m, b.n()] = alpha op(A) B + beta C, split over the pool like GemmF32.
+void GemmPackedF32(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedB& b, float beta,
+                   float* c, int64_t ldc);
 void GemmF64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 

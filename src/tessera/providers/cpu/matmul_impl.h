@@ -22,6 +22,12 @@ struct MatMulPlan {
 // Output shape and batch pairing of numpy matmul(a, b); fails naming the node.
 MatMulPlan PlanMatMul(const Shape& as, const Shape& bs, const KernelContext& ctx);
 
+class PackedB;
+// Input `input` of the node packed for the GEMM as op(B) (transposed when
+// trans_b) when it is a constant float matrix, else null. A kernel holding
+// it reads the input no more (OpKernel::ReadsInput), so the session frees it.
+std::shared_ptr<const PackedB> PackConstantB(const KernelInfo& info, size_t input, bool trans_b);
+
 // ai.onnx Gemm whose float output rows go through `epilogue` after alpha*AB + beta*C.
 std::unique_ptr<OpKernel> MakeGemmKernel(const KernelInfo& info, std::shared_ptr<const Epilogue> epilogue);
 

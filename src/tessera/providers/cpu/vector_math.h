@@ -12,5 +12,9 @@ void SigmoidInPlace(float* y, int64_t n);
 void SiluInPlace(float* y, int64_t n);
 // y[i] = tanh(y[i]).
 void TanhInPlace(float* y, int64_t n);
+// y[i] = 0.5 y[i] (1 + erf(y[i] / sqrt 2)): Gelu.
+void GeluErfInPlace(float* y, int64_t n);
+// y[i] = 0.5 y[i] (1 + tanh(sqrt(2/pi) (y[i] + 0.044715 y[i]^3))): Gelu's tanh form.
+void GeluTanhInPlace(float* y, int64_t n);
 
 }  // namespace tessera::cpu
