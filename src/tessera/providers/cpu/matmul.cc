@@ -162,9 +162,9 @@ class Gemm final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor* b = packed_b_ ? nullptr : &ctx.input(1);
-    const std::string b_describe = b ? b->Describe() : b_describe_;
+    auto describe_b = [&] { return b ? b->Describe() : b_describe_; };  // for errors only
     if (a.rank() != 2 || (b && b->rank() != 2))
-      ctx.Fail("Gemm expects 2-D A and B, got ", a.Describe(), " and ", b_describe);
+      ctx.Fail("Gemm expects 2-D A and B, got ", a.Describe(), " and ", describe_b());
     const DataType b_type = b ? b->dtype() : DataType::kFloat;
     if (a.dtype() != b_type)
       ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b_type));
@@ -172,7 +172,7 @@ class Gemm final : public OpKernel {
     int64_t k = trans_a_ ? a.dim(0) : a.dim(1);
     int64_t kb = b ? (trans_b_ ? b->dim(1) : b->dim(0)) : packed_b_->k();
     int64_t n = b ? (trans_b_ ? b->dim(0) : b->dim(1)) : packed_b_->n();
-    if (k != kb) ctx.Fail("Gemm inner dimensions differ: ", a.Describe(), " x ", b_describe,
+    if (k != kb) ctx.Fail("Gemm inner dimensions differ: ", a.Describe(), " x ", describe_b(),
                           " (transA=", trans_a_, ", transB=", trans_b_, ")");
     const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     // Unidirectional broadcast of C to [M, N]: offsets by row and column stride.
