@@ -21,6 +21,16 @@ std::vector<float> Random(int64_t n, unsigned seed) {
   return v;
 }
 
+// [batches, m, k] from its transpose in each batch, [batches, k, m].
+std::vector<float> Untransposed(const std::vector<float>& at, int64_t batches, int64_t k, int64_t m) {
+  std::vector<float> a(at.size());
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        a[static_cast<size_t>(bi * m * k + i * k + p)] = at[static_cast<size_t>(bi * k * m + p * m + i)];
+  return a;
+}
+
 // y[rows, n] = alpha * a[rows, k] * op(b) (+ beta * c[n]), in double.
 std::vector<float> Reference(const std::vector<float>& a, const std::vector<float>& b, int64_t rows, int64_t k,
                              int64_t n, bool trans_b, float alpha = 1.f, const std::vector<float>* c = nullptr,
@@ -105,10 +115,7 @@ TEST(PackedWeight, GemmTransposedBAlphaBetaAndBias) {
 
 TEST(PackedWeight, GemmTransposedA) {
   const int64_t m = 6, k = 19, n = 40;
-  auto at = Random(k * m, 8), b = Random(k * n, 9);
-  std::vector<float> a(static_cast<size_t>(m * k));  // A = at^T
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) a[static_cast<size_t>(i * k + p)] = at[static_cast<size_t>(p * m + i)];
+  auto at = Random(k * m, 8), b = Random(k * n, 9), a = Untransposed(at, 1, k, m);
   OpTest("Gemm", 13)
       .Attr("transA", int64_t{1})
       .Input("a", T_<float>(at, {k, m}))
@@ -146,12 +153,7 @@ TEST(PackedWeight, FusedMatMulTransposedBWithBiasAndActivation) {
 // transA with a batch: one packed product per batch of A.
 TEST(PackedWeight, FusedMatMulTransposedABatches) {
   const int64_t m = 5, k = 21, n = 18;
-  auto at = Random(2 * k * m, 13), b = Random(k * n, 14);
-  std::vector<float> a(static_cast<size_t>(2 * m * k));
-  for (int64_t bi = 0; bi < 2; ++bi)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p)
-        a[static_cast<size_t>(bi * m * k + i * k + p)] = at[static_cast<size_t>(bi * k * m + p * m + i)];
+  auto at = Random(2 * k * m, 13), b = Random(k * n, 14), a = Untransposed(at, 2, k, m);
   OpTest("FusedMatMul", 1, "ai.tessera")
       .Attr("transA", int64_t{1})
       .Attr("alpha", 2.0f)

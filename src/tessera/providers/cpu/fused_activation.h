@@ -60,6 +60,8 @@ class FusedActivation final : public Epilogue {
  private:
   template <typename C>
   void Run(C* y, int64_t n) const {
+    if constexpr (std::is_same_v<C, float>)
+      if (InPlaceFn simd = InPlaceF32()) return simd(y, n);
     switch (kind_) {  // the common cases get their own tight loops
       case Kind::kNone: return;
       case Kind::kRelu:
@@ -73,34 +75,22 @@ class FusedActivation final : public Epilogue {
         }
         return;
       }
-      case Kind::kSigmoid:
-        if constexpr (std::is_same_v<C, float>) {
-          SigmoidInPlace(y, n);
-          return;
-        }
-        break;
-      case Kind::kSilu:
-        if constexpr (std::is_same_v<C, float>) {
-          SiluInPlace(y, n);
-          return;
-        }
-        break;
-      case Kind::kGelu:
-        if constexpr (std::is_same_v<C, float>) {
-          GeluErfInPlace(y, n);
-          return;
-        }
-        break;
-      case Kind::kGeluTanh:
-        if constexpr (std::is_same_v<C, float>) {
-          GeluTanhInPlace(y, n);
-          return;
-        }
-        break;
       default:
         break;
     }
     for (int64_t i = 0; i < n; ++i) y[i] = (*this)(y[i]);
+  }
+
+  // The SIMD whole-array form of a float activation, or null where it has none.
+  using InPlaceFn = void (*)(float*, int64_t);
+  InPlaceFn InPlaceF32() const {
+    switch (kind_) {
+      case Kind::kSigmoid: return SigmoidInPlace;
+      case Kind::kSilu: return SiluInPlace;
+      case Kind::kGelu: return GeluErfInPlace;
+      case Kind::kGeluTanh: return GeluTanhInPlace;
+      default: return nullptr;
+    }
   }
 
   Kind kind_ = Kind::kNone;

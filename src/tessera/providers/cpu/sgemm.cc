@@ -170,56 +170,52 @@ float* Scratch(hwy::AlignedFreeUniquePtr<float[]>& buf, size_t& capacity, size_t
   return buf.get();
 }
 
+// The products of one kc-deep block of K: columns [j0, j0 + nc) of C
+// (+)= alpha op(A)[:, p0:p0+kc] times `bpack`, that block of op(B) as kNr-
+// column panels. op(A) is packed mc rows at a time into this thread's buffer.
+void MultiplyBlock(bool ta, int64_t m, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float alpha, const float* a,
+                   int64_t lda, const float* bpack, bool accumulate, float* c, int64_t ldc) {
+  thread_local hwy::AlignedFreeUniquePtr<float[]> a_buf;
+  thread_local size_t a_cap = 0;
+  float* apack = Scratch(a_buf, a_cap, static_cast<size_t>(kKc * kMc));
+  for (int64_t i0 = 0; i0 < m; i0 += kMc) {
+    const int64_t mc = std::min(kMc, m - i0);
+    PackA(ta, a, lda, alpha, i0, mc, p0, kc, apack);
+    for (int64_t jr = 0; jr < nc; jr += kNr)
+      for (int64_t ir = 0; ir < mc; ir += kMr)
+        Kernel(kc, apack + (ir / kMr) * kc * kMr, bpack + jr * kc, accumulate, c + (i0 + ir) * ldc + j0 + jr, ldc,
+               std::min(kMr, mc - ir), std::min(kNr, nc - jr));
+  }
+}
+
 // C (+)= alpha op(A) op(B): accumulate adds to C, else C's old contents are
-// never read.
+// never read. op(B) is packed a kc x nc block at a time.
 void Sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc) {
-  thread_local hwy::AlignedFreeUniquePtr<float[]> a_buf, b_buf;
-  thread_local size_t a_cap = 0, b_cap = 0;
+  thread_local hwy::AlignedFreeUniquePtr<float[]> b_buf;
+  thread_local size_t b_cap = 0;
   const int64_t kc_max = std::min(kKc, k), nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
   float* bpack = Scratch(b_buf, b_cap, static_cast<size_t>(kc_max * nc_max));
-  float* apack = Scratch(a_buf, a_cap, static_cast<size_t>(kc_max * std::min(kMc, (m + kMr - 1) / kMr * kMr)));
   for (int64_t j0 = 0; j0 < n; j0 += kNc) {
     const int64_t nc = std::min(kNc, n - j0);
     for (int64_t p0 = 0; p0 < k; p0 += kKc) {
       const int64_t kc = std::min(kKc, k - p0);
-      const bool add = accumulate || p0 > 0;
       PackB(tb, b, ldb, p0, kc, j0, nc, bpack);
-      for (int64_t i0 = 0; i0 < m; i0 += kMc) {
-        const int64_t mc = std::min(kMc, m - i0);
-        PackA(ta, a, lda, alpha, i0, mc, p0, kc, apack);
-        for (int64_t jr = 0; jr < nc; jr += kNr)
-          for (int64_t ir = 0; ir < mc; ir += kMr)
-            Kernel(kc, apack + (ir / kMr) * kc * kMr, bpack + (jr / kNr) * kc * kNr, add,
-                   c + (i0 + ir) * ldc + j0 + jr, ldc, std::min(kMr, mc - ir), std::min(kNr, nc - jr));
-      }
+      MultiplyBlock(ta, m, p0, kc, j0, nc, alpha, a, lda, bpack, accumulate || p0 > 0, c, ldc);
     }
   }
 }
 
 // Columns [j_begin, j_end) of C (+)= alpha op(A) B, with B packed whole by
-// PackWhole (j_begin a multiple of kNr). The same loops as Sgemm, less the
-// copy of B.
+// PackWhole (j_begin a multiple of kNr): Sgemm less the copy of B.
 void SgemmPacked(bool ta, int64_t m, int64_t j_begin, int64_t j_end, int64_t k, float alpha, const float* a,
                  int64_t lda, const float* packed, int64_t padded_n, bool accumulate, float* c, int64_t ldc) {
-  thread_local hwy::AlignedFreeUniquePtr<float[]> a_buf;
-  thread_local size_t a_cap = 0;
-  const int64_t kc_max = std::min(kKc, k);
-  float* apack = Scratch(a_buf, a_cap, static_cast<size_t>(kc_max * std::min(kMc, (m + kMr - 1) / kMr * kMr)));
   for (int64_t j0 = j_begin; j0 < j_end; j0 += kNc) {
     const int64_t nc = std::min(kNc, j_end - j0);
     for (int64_t p0 = 0; p0 < k; p0 += kKc) {
       const int64_t kc = std::min(kKc, k - p0);
-      const bool add = accumulate || p0 > 0;
-      const float* bpack = packed + p0 * padded_n + j0 * kc;
-      for (int64_t i0 = 0; i0 < m; i0 += kMc) {
-        const int64_t mc = std::min(kMc, m - i0);
-        PackA(ta, a, lda, alpha, i0, mc, p0, kc, apack);
-        for (int64_t jr = 0; jr < nc; jr += kNr)
-          for (int64_t ir = 0; ir < mc; ir += kMr)
-            Kernel(kc, apack + (ir / kMr) * kc * kMr, bpack + jr * kc, add, c + (i0 + ir) * ldc + j0 + jr, ldc,
-                   std::min(kMr, mc - ir), std::min(kNr, nc - jr));
-      }
+      MultiplyBlock(ta, m, p0, kc, j0, nc, alpha, a, lda, packed + p0 * padded_n + j0 * kc, accumulate || p0 > 0, c,
+                    ldc);
     }
   }
 }
@@ -271,13 +267,23 @@ HWY_EXPORT(PackWhole);
 // that puts the target's namespace in front of the name it is given.
 using namespace sgemm_detail;  // NOLINT(google-build-using-namespace)
 
+namespace {
+
+// beta C on columns [j_begin, j_end), before the products add to it (the
+// kernels then accumulate when beta != 0). C is never read when beta is 0,
+// so NaN in its old contents stays out; with k = 0 the result is beta C.
+void ApplyBeta(int64_t m, int64_t j_begin, int64_t j_end, int64_t k, float beta, float* c, int64_t ldc) {
+  if (beta == 1.f || (beta == 0.f && k > 0)) return;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = j_begin; j < j_end; ++j) c[i * ldc + j] = beta == 0.f ? 0.f : beta * c[i * ldc + j];
+}
+
+}  // namespace
+
 void SgemmF32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
-  // beta C first (never reading C when beta is 0), then the products add.
-  if (beta != 1.f && (beta != 0.f || k <= 0))
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.f ? 0.f : beta * c[i * ldc + j];
+  ApplyBeta(m, 0, n, k, beta, c, ldc);
   if (k <= 0) return;
   HWY_DYNAMIC_DISPATCH(Sgemm)(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta != 0.f, c, ldc);
 }
@@ -305,9 +311,7 @@ PackedB::PackedB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb
 void SgemmPackedF32(int64_t m, int64_t j_begin, int64_t j_end, float alpha, const float* a, int64_t lda,
                     const PackedB& b, float beta, float* c, int64_t ldc, bool trans_a) {
   if (m <= 0 || j_end <= j_begin) return;
-  if (beta != 1.f && (beta != 0.f || b.k_ <= 0))
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = j_begin; j < j_end; ++j) c[i * ldc + j] = beta == 0.f ? 0.f : beta * c[i * ldc + j];
+  ApplyBeta(m, j_begin, j_end, b.k_, beta, c, ldc);
   if (b.k_ <= 0) return;
   const SgemmBlocking blk = SgemmBlockingInUse();
   if (blk.nr != b.nr_ || blk.kc != b.kc_) {
