@@ -588,17 +588,25 @@ Model DenseLayer(bool relu) {
   return m;
 }
 
+// The channel block of what the plan's step for `node` writes; 0 when it
+// writes no channel-blocked layout.
+int64_t BlockOf(const dnnl_ep::Plan& plan, const std::string& node) {
+  return WritesChannelBlocked(plan, node) ? DstOf(plan, node)->data.format_desc.blocking.inner_blks[0] : 0;
+}
+
 TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
   for (bool relu : {true, false}) {
     SCOPED_TRACE(relu ? "with Relu" : "without Relu");
     for (int threads : {1, 2}) ExpectMatchesCpu([&] { return DenseLayer(relu); }, Seeded({1, 8, 9, 7}, 11, 3.0f), threads, true);
-    // The fused pass needs a convolution that writes channels-last, oneDNN's
-    // choice on AVX-512 (blocked layouts alone keep concat + normalization).
+    // The fused pass needs a convolution that writes channels-last (oneDNN's
+    // choice on AVX-512), or all three blocked alike with the first two
+    // (8 and 16 channels) filling whole blocks: by 8, as below AVX-512.
     Model m = DenseLayer(relu);
     dnnl_ep::Plan plan = CompileBlock(m);
     const bool channels_last =
         WritesChannelsLast(plan, "c0") || WritesChannelsLast(plan, "c1") || WritesChannelsLast(plan, "c2");
+    const bool blocked_by_8 = BlockOf(plan, "c0") == 8 && BlockOf(plan, "c1") == 8 && BlockOf(plan, "c2") == 8;
     int fused = 0, alone = 0;
     for (const auto& step : plan.steps) {
       if (step.label.find("'cat'") != std::string::npos) {
@@ -607,9 +615,87 @@ TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
         ++alone;
       }
     }
-      if (!channels_last) GTEST_SKIP() << "oneDNN chose a blocked layout for the convolutions";
+    if (!channels_last && !blocked_by_8) GTEST_SKIP() << "oneDNN chose layouts the fused pass does not take";
     EXPECT_EQ(fused, 1);
     EXPECT_EQ(alone, 0);
+    if (blocked_by_8) {
+      EXPECT_EQ(BlockOf(plan, "cat"), 8) << "the result keeps the inputs' block";
+    }
+  }
+}
+
+// Three 3x3 convolutions (blocked output from Winograd on AVX-512, and from
+// every convolution below it) of 16, 16 and 12 channels, concatenated
+// without normalization and read by a convolution; two images.
+Model BlockedConcat() {
+  Node cat = MakeNode("cat", "Concat", {"f0", "f1", "f2"}, {"k"});
+  cat.attributes = {IntAttr("axis", 1)};
+  Model m = MakeModel({Conv("c0", "x", "w0", "b0", "f0"), Conv("c1", "x", "w1", "b1", "f1"),
+                       Conv("c2", "x", "w2", "b2", "f2"), cat, Conv("c3", "k", "w3", "b3", "y")},
+                      {TensorInfo("x", DataType::kFloat, {2, 16, 10, 9})},
+                      {TensorInfo("y", DataType::kFloat, {2, 8, 10, 9})});
+  SeedConv(m, "w0", "b0", {16, 16, 3, 3}, 1);
+  SeedConv(m, "w1", "b1", {16, 16, 3, 3}, 3);
+  SeedConv(m, "w2", "b2", {12, 16, 3, 3}, 5);
+  SeedConv(m, "w3", "b3", {8, 44, 3, 3}, 7);
+  return m;
+}
+
+TEST(DnnlPartition, ConcatOfBlockedInputsIsOneHostStepKeepingTheBlock) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  for (int threads : {1, 2}) ExpectMatchesCpu(BlockedConcat, Seeded({2, 16, 10, 9}, 9, 2.0f), threads, true);
+  Model m = BlockedConcat();
+  dnnl_ep::Plan plan = CompileBlock(m);
+  const int64_t block = BlockOf(plan, "c0");
+  if (block == 0 || BlockOf(plan, "c1") != block || BlockOf(plan, "c2") != block)
+    GTEST_SKIP() << "oneDNN chose other layouts than one channel block for the convolutions";
+  int host_concats = 0;
+  for (const auto& step : plan.steps)
+    if (step.label.find("'cat'") != std::string::npos) host_concats += static_cast<bool>(step.host);
+  EXPECT_EQ(host_concats, 1);
+  EXPECT_EQ(BlockOf(plan, "cat"), block);
+}
+
+// A 3x3 convolution of two 8-channel images into 12 channels (a block and a
+// half at 8, less than one at 16), then MaxPool with the given attributes.
+Model ConvMaxPool(std::vector<Attribute> pool_attrs, std::vector<int64_t> y_shape) {
+  Node pool = MakeNode("pool", "MaxPool", {"f"}, {"y"});
+  pool.attributes = std::move(pool_attrs);
+  Model m = MakeModel({Conv("c", "x", "w", "b", "f"), pool}, {TensorInfo("x", DataType::kFloat, {2, 8, 12, 11})},
+                      {TensorInfo("y", DataType::kFloat, std::move(y_shape))});
+  SeedConv(m, "w", "b", {12, 8, 3, 3}, 2);
+  return m;
+}
+
+TEST(DnnlPartition, MaxPoolOverChannelBlocksRunsOnHostAndMatchesCpu) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  struct Variant {
+    const char* name;
+    std::vector<Attribute> attrs;
+    std::vector<int64_t> y;
+  };
+  auto k = [](int64_t a) { return IntsAttr("kernel_shape", {a, a}); };
+  auto s = [](int64_t a) { return IntsAttr("strides", {a, a}); };
+  const std::vector<Variant> variants = {
+      {"3x3 stride 2, ceil_mode (the last row's window leaves the input)",
+       {k(3), s(2), IntAttr("ceil_mode", 1)},
+       {2, 12, 6, 5}},
+      {"3x3 stride 1, padded", {k(3), s(1), IntsAttr("pads", {1, 1, 1, 1})}, {2, 12, 12, 11}},
+      {"2x2 stride 2", {k(2), s(2)}, {2, 12, 6, 5}},
+      {"3x3 dilated by 2, padded", {k(3), s(2), IntsAttr("dilations", {2, 2}), IntsAttr("pads", {2, 2, 2, 2})},
+       {2, 12, 6, 6}},
+      {"asymmetric pads", {k(3), s(2), IntsAttr("pads", {0, 1, 1, 0})}, {2, 12, 6, 5}},
+  };
+  for (const Variant& v : variants) {
+    SCOPED_TRACE(v.name);
+    auto build = [&] { return ConvMaxPool(v.attrs, v.y); };
+    for (int threads : {1, 2}) ExpectMatchesCpu(build, Seeded({2, 8, 12, 11}, 4, 2.0f), threads, true);
+    Model m = build();
+    dnnl_ep::Plan plan = CompileBlock(m);
+    bool on_host = false;
+    for (const auto& step : plan.steps)
+      if (step.label.rfind("'pool'", 0) == 0) on_host = static_cast<bool>(step.host);
+    EXPECT_EQ(on_host, BlockOf(plan, "c") != 0) << "the host step exactly when the convolution writes channel blocks";
   }
 }
 

@@ -1,4 +1,4 @@
-// The channels-last concat step (dnnl_concat_norm.h). oneDNN's concat writes
+// The host concat step (dnnl_concat_norm.h). oneDNN's concat writes
 // the whole concatenation and its batch normalization reads and writes it
 // again; this step reads each input once and writes once. DenseNet-121 at 1
 // thread: the two passes cost 7.0 ms of 60 per run. With Winograd
@@ -14,36 +14,11 @@
 
 #include "tessera/ops/kernel.h"
 #include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/dnnl/dnnl_channel_layout.h"
 
 namespace tessera::dnnl_ep {
 
 namespace {
-
-// How the step reads one input: pixel rows of `channels` floats
-// (channels-last, block == 0), or rows of `block` floats per channel block
-// (block_stride floats from one block of an image to the next).
-struct ConcatSource {
-  int64_t channels = 0, block = 0, image_stride = 0, block_stride = 0;
-};
-
-std::optional<ConcatSource> SourceOf(const Desc& d) {
-  const auto& m = d.data;
-  const int64_t n = m.dims[0], ch = m.dims[1], h = m.dims[2], w = m.dims[3];
-  if (IsChannelsLastDense(d)) return ConcatSource{ch, 0, h * w * ch, 0};
-  const auto& b = m.format_desc.blocking;
-  if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.offset0 != 0 || b.inner_nblks != 1 || b.inner_idxs[0] != 1)
-    return std::nullopt;
-  const int64_t block = b.inner_blks[0];
-  const int64_t blocks = (ch + block - 1) / block;
-  if ((block != 8 && block != 16) || m.padded_dims[1] != blocks * block || m.padded_dims[0] != n ||
-      m.padded_dims[2] != h || m.padded_dims[3] != w)
-    return std::nullopt;
-  // aBcd{block}b, dense: [n][blocks][h][w][block].
-  if (b.strides[3] != block || b.strides[2] != w * block || b.strides[1] != h * w * block ||
-      (n > 1 && b.strides[0] != blocks * h * w * block))
-    return std::nullopt;
-  return ConcatSource{ch, block, blocks * h * w * block, h * w * block};
-}
 
 void CopyRows(const float* x, int64_t x_stride, float* y, int64_t y_stride, int64_t rows, int64_t n) {
   for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * y_stride, x + r * x_stride, static_cast<size_t>(n) * sizeof(float));
@@ -75,29 +50,36 @@ std::shared_ptr<std::vector<float>> ScaleShiftOf(Compiler& c, const Node& bn, co
 
 }  // namespace
 
-bool LowerConcatChannelsLast(Compiler& c, const Node& n, int64_t axis, const std::vector<int>& srcs) {
+bool LowerChannelConcat(Compiler& c, const Node& n, int64_t axis, const std::vector<int>& srcs) {
   const std::vector<int64_t> ys = c.ShapeOf(n.outputs[0]);
   if (axis != 1 || ys.size() != 4) return false;
-  std::vector<ConcatSource> sources;
+  std::vector<ChannelLayout> sources;
   int like = -1;  // a channels-last input, whose layout the result takes
-  bool mixed = false;
+  bool any_blocked = false;
   for (int v : srcs) {
-    auto s = SourceOf(c.DescOf(v));
+    auto s = ChannelLayoutOf(c.DescOf(v));
     if (!s) return false;
     if (s->block == 0 && like < 0) like = v;
-    mixed |= s->block != 0;
+    any_blocked |= s->block != 0;
     sources.push_back(*s);
   }
-  if (like < 0) return false;
-  const int64_t channels = ys[1];
+  const int64_t channels = ys[1], images = ys[0], pixels = ys[2] * ys[3];
+  // With no channels-last input the result keeps the inputs' channel block,
+  // which needs one block size and every input but the last to fill whole
+  // blocks (so each starts on a block).
+  const int64_t out_block = like >= 0 ? 0 : sources[0].block;
+  if (out_block != 0) {
+    for (size_t i = 0; i < sources.size(); ++i)
+      if (sources[i].block != out_block || (i + 1 < sources.size() && sources[i].channels % out_block != 0)) return false;
+  }
   const Node* bn = c.SoleConsumer(n.outputs[0]);
   std::shared_ptr<std::vector<float>> params = bn ? ScaleShiftOf(c, *bn, n.outputs[0], channels) : nullptr;
   if (params == nullptr) bn = nullptr;
-  if (bn == nullptr && !mixed) return false;  // oneDNN's concat does as well
+  // oneDNN's own concat does as well for channels-last inputs alone.
+  if (bn == nullptr && !any_blocked) return false;
   const Node* relu = bn ? c.SoleConsumer(bn->outputs[0]) : nullptr;
   if (relu != nullptr && !(IsOnnxOp(*relu, "Relu") && relu->inputs[0] == bn->outputs[0])) relu = nullptr;
 
-  const int64_t images = ys[0], pixels = ys[2] * ys[3];
   const bool with_relu = relu != nullptr;
   std::string label = n.Label();
   if (bn != nullptr) {
@@ -111,22 +93,20 @@ bool LowerConcatChannelsLast(Compiler& c, const Node& n, int64_t axis, const std
   std::vector<std::pair<int, int>> args;
   for (size_t i = 0; i < srcs.size(); ++i) args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});
   const std::string& out_name = relu ? relu->outputs[0] : bn ? bn->outputs[0] : n.outputs[0];
-  args.push_back({DNNL_ARG_DST, c.Define(out_name, DenseLike(c.DescOf(like), ToDims(ys)))});
+  const Desc out_desc =
+      out_block == 0 ? DenseLike(c.DescOf(like), ToDims(ys)) : ChannelBlockedDesc(ToDims(ys), out_block);
+  args.push_back({DNNL_ARG_DST, c.Define(out_name, out_desc)});
+  const int64_t out_blocks = out_block == 0 ? 1 : (channels + out_block - 1) / out_block;
+  const ChannelLayout out{channels, out_block, out_block == 0 ? pixels * channels : out_blocks * pixels * out_block,
+                         pixels * out_block};
   c.EmitHost(
-      [params, sources, images, pixels, channels, with_relu](const std::unordered_map<int, dnnl::memory>& a) {
+      [params, sources, out, images, pixels, with_relu](const std::unordered_map<int, dnnl::memory>& a) {
         std::vector<const float*> xs(sources.size());
         for (size_t i = 0; i < xs.size(); ++i)
           xs[i] = static_cast<const float*>(a.at(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)).get_data_handle());
         float* y = static_cast<float*>(a.at(DNNL_ARG_DST).get_data_handle());
         const float* scale = params ? params->data() : nullptr;
-        const float* shift = params ? scale + channels : nullptr;
-        // rows x n floats, x_stride and y_stride apart, into y at channel `at`.
-        auto put = [&](const float* x, int64_t x_stride, float* y_rows, int64_t rows, int64_t n, int64_t at) {
-          if (scale != nullptr)
-            cpu::ScaleShiftRowsF32(x, x_stride, scale + at, shift + at, y_rows, channels, rows, n, with_relu);
-          else
-            CopyRows(x, x_stride, y_rows, channels, rows, n);
-        };
+        const float* shift = params ? scale + out.channels : nullptr;
         constexpr int64_t kPixels = 256;
         const int64_t per_image = (pixels + kPixels - 1) / kPixels;
         const int64_t chunks = images * per_image;
@@ -134,19 +114,30 @@ bool LowerConcatChannelsLast(Compiler& c, const Node& n, int64_t axis, const std
         for (int64_t k = 0; k < chunks; ++k) {
           const int64_t image = k / per_image, first = (k % per_image) * kPixels;
           const int64_t rows = std::min(kPixels, pixels - first);
-          float* y_rows = y + (image * pixels + first) * channels;
-          int64_t at = 0;
+          int64_t at = 0;  // the input's first channel in the result
           for (size_t i = 0; i < sources.size(); ++i) {
-            const ConcatSource& s = sources[i];
-            const float* x = xs[i] + image * s.image_stride;
-            if (s.block == 0) {
-              put(x + first * s.channels, s.channels, y_rows + at, rows, s.channels, at);
-            } else {
-              for (int64_t c0 = 0; c0 < s.channels; c0 += s.block)
-                put(x + (c0 / s.block) * s.block_stride + first * s.block, s.block, y_rows + at + c0, rows,
-                    std::min(s.block, s.channels - c0), at + c0);
+            const ChannelLayout& s = sources[i];
+            // Pieces of channels that lie in one block of the input and one
+            // of the result (the result's blocks start on the input's).
+            const int64_t piece = s.block != 0 ? s.block : out.block != 0 ? out.block : s.channels;
+            for (int64_t c0 = 0; c0 < s.channels; c0 += piece) {
+              const int64_t width = std::min(piece, s.channels - c0);
+              const float* x = s.At(xs[i], image, first, c0);
+              float* y_rows = out.At(y, image, first, at + c0);
+              if (scale != nullptr)
+                cpu::ScaleShiftRowsF32(x, s.PixelStride(), scale + at + c0, shift + at + c0, y_rows, out.PixelStride(), rows,
+                                       width, with_relu);
+              else
+                CopyRows(x, s.PixelStride(), y_rows, out.PixelStride(), rows, width);
             }
             at += s.channels;
+          }
+          // A blocked result's padding lanes past the last channel stay zero.
+          if (out.block != 0 && out.channels % out.block != 0) {
+            const int64_t used = out.channels % out.block;
+            float* tail = out.At(y, image, first, out.channels - used) + used;
+            for (int64_t r = 0; r < rows; ++r)
+              std::fill(tail + r * out.block, tail + r * out.block + (out.block - used), 0.0f);
           }
         }
       },

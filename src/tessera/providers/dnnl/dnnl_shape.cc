@@ -337,7 +337,7 @@ void LowerConcat(Compiler& c, const Node& n) {
     srcs.push_back(c.Use(in));
     descs.push_back(c.DescOf(srcs.back()));
   }
-  if (LowerConcatChannelsLast(c, n, axis, srcs)) return;
+  if (LowerChannelConcat(c, n, axis, srcs)) return;
   // oneDNN's fast concat needs one layout: unless every input is blocked
   // alike, all take the first input's axis order (dense), or plain.
   auto same_blocks = [](const Desc& x, const Desc& y) {
