@@ -20,6 +20,7 @@
 
 #ifdef TESSERA_HAVE_DNNL
 #include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/dnnl/dnnl_isa.h"
 #include "tessera/providers/dnnl/dnnl_partition_kernel.h"
 #endif
 
@@ -167,8 +168,10 @@ TEST(DnnlPartition, ProfileShowsEveryPrimitiveAndReorder) {
       EXPECT_FALSE(args->StringOr("implementation", "").empty()) << e.StringOr("name", "");
       // Convolutions and the classifier carry their arithmetic, reorders none.
       const std::string name = e.StringOr("name", "");
+      // The SiLU after dw is its own host step; below AVX-512 the classifier
+      // is a host GEMM with its bias as a step of its own.
       const bool rated = (name.rfind("'conv1'", 0) == 0 || name.rfind("'dw'", 0) == 0 || name.rfind("'fc'", 0) == 0) &&
-                         name.find("(SiLU)") == std::string::npos;  // the SiLU after dw is its own host step
+                         name.find("(SiLU)") == std::string::npos && name.find("bias and activation") == std::string::npos;
       EXPECT_EQ(args->NumberOr("flops", -1) > 0, rated) << name;
     }
     if (cat == "node") {
@@ -524,8 +527,9 @@ TEST(DnnlPartition, StepsCountTheirMultiplyAddsForProfiles) {
   EXPECT_EQ(FlopsOf(plan, "dw"), 2 * (16 * 20 * 20) * 9) << "depthwise: one channel per output";
   EXPECT_EQ(FlopsOf(plan, "fc"), 2 * 10 * 16);
   for (const auto& step : plan.steps) {
-    if (!step.primitive || step.primitive.get_kind() == dnnl::primitive::kind::reorder ||
-        step.primitive.get_kind() == dnnl::primitive::kind::pooling) {
+    const bool host_gemm = !step.primitive && step.label.rfind("'fc'", 0) == 0;  // counted above
+    if ((!step.primitive && !host_gemm) || (step.primitive && (step.primitive.get_kind() == dnnl::primitive::kind::reorder ||
+                                                              step.primitive.get_kind() == dnnl::primitive::kind::pooling))) {
       EXPECT_EQ(step.flops, -1) << step.label << ": memory-bound steps are not rated";
     }
   }
@@ -786,8 +790,63 @@ TEST(DnnlPartition, GeluWrittenWithTanhBecomesAPostOp) {
     if (pow) continue;
     Model m = TanhGeluMlp(pow);
     dnnl_ep::Plan plan = CompileBlock(m);
-    ASSERT_EQ(plan.steps.size(), 1u) << "the MatMul alone, GELU as its post-op";
-    EXPECT_NE(plan.steps[0].label.find("'mm'"), std::string::npos);
+    // The MatMul alone with GELU as its post-op; below AVX-512 a host GEMM
+    // and one step for its epilogue.
+    ASSERT_GE(plan.steps.size(), 1u);
+    ASSERT_LE(plan.steps.size(), 2u) << "the MatMul and GELU as its post-op";
+    for (const auto& step : plan.steps) EXPECT_EQ(step.label.rfind("'mm'", 0), 0u) << step.label;
+    if (plan.steps.size() == 2) {
+      EXPECT_NE(plan.steps[1].label.find("bias and activation"), std::string::npos);
+    }
+  }
+}
+
+// Products with constant weights: MatMul over a batch of rows, Gemm with B
+// transposed, alpha, beta and a row bias, then Relu, a single-row Gemm (a
+// CNN's classifier), and a Gemm whose C is a whole matrix.
+Model ConstantWeightProduct(int form) {
+  std::vector<Node> nodes;
+  std::vector<int64_t> x = {2, 5, 24}, y = {2, 5, 40};
+  if (form == 0) {
+    nodes.push_back(MakeNode("mm", "MatMul", {"x", "w"}, {"y"}));
+  } else {
+    x = {form == 2 ? 1 : 10, 24};
+    y = {x[0], 40};
+    Node g = MakeNode("mm", "Gemm", form == 2 ? std::vector<std::string>{"x", "w"} : std::vector<std::string>{"x", "w", "c"},
+                      {form == 1 ? "g" : "y"});
+    if (form != 2) g.attributes = {IntAttr("transB", 1), FloatAttr("alpha", 0.7f), FloatAttr("beta", 0.3f)};
+    nodes.push_back(g);
+    if (form == 1) nodes.push_back(MakeNode("relu", "Relu", {"g"}, {"y"}));
+  }
+  Model m = MakeModel(std::move(nodes), {TensorInfo("x", DataType::kFloat, x)}, {TensorInfo("y", DataType::kFloat, y)});
+  auto& init = m.graph->initializers;
+  init["w"] = form == 1 || form == 3 ? Seeded({40, 24}, 1, 0.5f) : Seeded({24, 40}, 1, 0.5f);
+  if (form == 1) init["c"] = Seeded({40}, 2);
+  if (form == 3) init["c"] = Seeded({10, 40}, 2);
+  return m;
+}
+
+TEST(DnnlPartition, ConstantWeightProductsRunOnTheHostGemmBelowAvx512) {
+  if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
+  const bool below_avx512 = dnnl_ep::DnnlIsaInUse().rfind("avx512", 0) != 0;
+  const std::vector<int64_t> inputs[] = {{2, 5, 24}, {10, 24}, {1, 24}, {10, 24}};
+  for (int form = 0; form < 4; ++form) {
+    SCOPED_TRACE("form " + std::to_string(form));
+    for (int threads : {1, 2})
+      ExpectMatchesCpu([&] { return ConstantWeightProduct(form); }, Seeded(inputs[form], 3, 2.0f), threads, true);
+    Model m = ConstantWeightProduct(form);
+    dnnl_ep::Plan plan = CompileBlock(m);
+    int host = 0, epilogue = 0;
+    for (const auto& step : plan.steps) {
+      host += !step.primitive && step.label.rfind("'mm'", 0) == 0;
+      epilogue += step.label.find("bias and activation") != std::string::npos;
+    }
+    // A whole-matrix C stays with oneDNN; so does everything with brgemm.
+    EXPECT_EQ(host, below_avx512 && form != 3 ? 1 : 0);
+    EXPECT_EQ(epilogue, below_avx512 && form == 1 ? 1 : 0) << "bias and Relu in one step after the product";
+    if (host == 1) {
+      EXPECT_EQ(FlopsOf(plan, "mm"), 2 * inputs[form][inputs[form].size() - 2] * 40 * 24 * (form == 0 ? 2 : 1));
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
+#include "tessera/providers/dnnl/dnnl_host_gemm.h"
 #include "tessera/providers/dnnl/dnnl_post_ops.h"
 
 namespace tessera::dnnl_ep {
@@ -49,6 +50,22 @@ Tensor Scaled(const Tensor& t, float scale) {
   return out;
 }
 
+// The constant B of a product that runs as a host GEMM instead of `pd`
+// (dnnl_host_gemm.h): a float matrix, with oneDNN's generic GEMM picked.
+const Tensor* HostGemmWeight(const Compiler& c, const std::string& b, const dnnl::matmul::primitive_desc& pd) {
+  const Tensor* t = c.ConstantOf(b);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->shape().size() != 2 || !UsesGenericGemm(pd)) return nullptr;
+  return t;
+}
+
+// A constant bias of exactly n values (shape [n] or [1, n]), or null.
+const Tensor* RowBias(const Compiler& c, const std::string& name, int64_t n) {
+  const Tensor* t = c.ConstantOf(name);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->numel() != n) return nullptr;
+  const auto& s = t->shape();
+  return (s.size() == 1 || (s.size() == 2 && s[0] == 1)) ? t : nullptr;
+}
+
 void LowerGemm(Compiler& c, const Node& n) {
   KernelInfo info(n, c.OpsetOf(n));
   std::vector<int64_t> as = c.ShapeOf(n.inputs[0]), bs = c.ShapeOf(n.inputs[1]), ys = c.ShapeOf(n.outputs[0]);
@@ -78,6 +95,14 @@ void LowerGemm(Compiler& c, const Node& n) {
 
   int a_plain = c.AsPlain(c.Use(n.inputs[0]));
   int a = ta ? c.As(c.Alias("", a_plain, MatrixDesc(as[0], as[1], true)), PlainDesc({m, k})) : a_plain;
+  if (const Tensor* b = HostGemmWeight(c, n.inputs[1], pd)) {
+    const Tensor* bias = has_c ? RowBias(c, n.inputs[2], nn) : nullptr;
+    if (!has_c || bias != nullptr) {
+      const Tensor scaled_bias = bias != nullptr ? Scaled(*bias, beta) : Tensor();
+      EmitHostGemm(c, n, a, m, *b, tb, alpha, bias != nullptr ? &scaled_bias : nullptr, chain);
+      return;
+    }
+  }
   int w;
   if (const Tensor* b = c.ConstantOf(n.inputs[1])) {
     w = c.Constant(Scaled(*b, alpha), b_host, pd.weights_desc());
@@ -145,6 +170,13 @@ void LowerMatMul(Compiler& c, const Node& n) {
   dnnl::matmul::desc d(PlainDesc(ad), b_const ? AnyDesc(bd) : PlainDesc(bd), PlainDesc(yd));
   dnnl::matmul::primitive_desc pd(d, attr, c.engine());
   int a = c.Alias("", c.AsPlain(c.Use(n.inputs[0])), PlainDesc(ad));
+  if (const Tensor* b = ad.size() == 2 ? HostGemmWeight(c, n.inputs[1], pd) : nullptr) {
+    PostOpChain into = chain;
+    if (collapsed) into.output = "";
+    int y = EmitHostGemm(c, n, a, ad[0], *b, false, 1.0f, nullptr, into);
+    if (collapsed) c.Alias(chain.output, y, PlainDesc(ToDims(ys)));
+    return;
+  }
   int w = b_const ? c.Constant(*b_const, PlainDesc(bd), pd.weights_desc())
                   : c.Alias("", c.AsPlain(c.Use(n.inputs[1])), PlainDesc(bd));
   int dst = c.Define(collapsed ? "" : chain.output, pd.dst_desc());
@@ -216,6 +248,16 @@ void LowerFusedMatMul(Compiler& c, const Node& n) {
   dnnl::matmul::desc d(PlainDesc(ad), b_const ? AnyDesc(bd) : b_host, bias_desc, PlainDesc(yd));
   dnnl::matmul::primitive_desc pd(d, attr, c.engine());
   int a = c.Alias("", c.AsPlain(c.Use(n.inputs[0])), PlainDesc(ad));
+  if (const Tensor* b = ad.size() == 2 ? HostGemmWeight(c, n.inputs[1], pd) : nullptr) {
+    const Tensor* bias = has_bias ? RowBias(c, n.inputs[2], ys.back()) : nullptr;
+    if (!has_bias || bias != nullptr) {
+      PostOpChain into = chain;
+      if (collapsed) into.output = "";
+      int y = EmitHostGemm(c, n, a, ad[0], *b, tb, alpha, bias, into);
+      if (collapsed) c.Alias(chain.output, y, PlainDesc(ToDims(ys)));
+      return;
+    }
+  }
   int w = b_const ? c.Constant(Scaled(*b_const, alpha), b_host, pd.weights_desc())
                   : c.Alias("", c.AsPlain(c.Use(n.inputs[1])), b_host);
   std::vector<std::pair<int, int>> args{{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, w}};
