@@ -19,7 +19,7 @@ bool UsesGenericGemm(const dnnl::matmul::primitive_desc& pd);
 
 // The product y = chain(alpha * A op(B) + bias) for a plain A [m, k] (plan
 // value `a`), a constant B ([k, n], or [n, k] when trans_b) and a constant
-// bias of n values or none: B is packed now; the step splits the columns
+// bias of n values or none: B is packed at the first run; the step splits the columns
 // over oneDNN's OpenMP team; bias and the chain's eltwise post-ops run after
 // it as one oneDNN binary step. Defines chain.output [m, n] plain, and
 // returns its plan value.
