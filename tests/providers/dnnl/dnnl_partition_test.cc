@@ -303,23 +303,31 @@ bool WritesChannelBlocked(const dnnl_ep::Plan& plan, const std::string& node) {
   return b.inner_nblks == 1 && b.inner_idxs[0] == 1;
 }
 
-// Two images through a Winograd 3x3 convolution (blocked output on
-// AVX-512), a 1x1 one (channels-last) and a 3x3 one of 16 channels,
-// concatenated and read by a 1x1 convolution.
-Model MixedLayoutConcat() {
-  Node one = MakeNode("c1", "Conv", {"x", "w1", "b1"}, {"f1"});
-  Node last = MakeNode("c3", "Conv", {"k", "w3", "b3"}, {"y"});
+// Three convolutions c0..c2 of two images x [2, 16, 10, 9] (weights of the
+// given shapes; 3x3 ones padded), concatenated along channels and read by
+// c3 into 8 channels.
+Model ConcatOfThreeConvs(const std::vector<std::vector<int64_t>>& w, const std::vector<int64_t>& w3) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 3; ++i) {
+    const std::string k = std::to_string(i);
+    nodes.push_back(w[static_cast<size_t>(i)][2] == 1 ? MakeNode("c" + k, "Conv", {"x", "w" + k, "b" + k}, {"f" + k})
+                                                      : Conv("c" + k, "x", "w" + k, "b" + k, "f" + k));
+  }
   Node cat = MakeNode("cat", "Concat", {"f0", "f1", "f2"}, {"k"});
   cat.attributes = {IntAttr("axis", 1)};
-  Model m = MakeModel({Conv("c0", "x", "w0", "b0", "f0"), one, Conv("c2", "x", "w2", "b2", "f2"), cat, last},
-                      {TensorInfo("x", DataType::kFloat, {2, 16, 10, 9})},
+  nodes.push_back(cat);
+  nodes.push_back(w3[2] == 1 ? MakeNode("c3", "Conv", {"k", "w3", "b3"}, {"y"}) : Conv("c3", "k", "w3", "b3", "y"));
+  Model m = MakeModel(std::move(nodes), {TensorInfo("x", DataType::kFloat, {2, 16, 10, 9})},
                       {TensorInfo("y", DataType::kFloat, {2, 8, 10, 9})});
-  SeedConv(m, "w0", "b0", {32, 16, 3, 3}, 1);
-  SeedConv(m, "w1", "b1", {24, 16, 1, 1}, 3);
-  SeedConv(m, "w2", "b2", {16, 16, 3, 3}, 5);
-  SeedConv(m, "w3", "b3", {8, 72, 1, 1}, 7);
+  for (int i = 0; i < 3; ++i)
+    SeedConv(m, "w" + std::to_string(i), "b" + std::to_string(i), w[static_cast<size_t>(i)], static_cast<uint32_t>(2 * i + 1));
+  SeedConv(m, "w3", "b3", w3, 7);
   return m;
 }
+
+// A Winograd 3x3 convolution (blocked output on AVX-512), a 1x1 one
+// (channels-last) and a 3x3 one of 16 channels.
+Model MixedLayoutConcat() { return ConcatOfThreeConvs({{32, 16, 3, 3}, {24, 16, 1, 1}, {16, 16, 3, 3}}, {8, 72, 1, 1}); }
 
 TEST(DnnlPartition, ConcatOfMixedLayoutsIsOneStepWithoutReorders) {
   for (int threads : {1, 2}) ExpectMatchesCpu(MixedLayoutConcat, Seeded({2, 16, 10, 9}, 9, 2.0f), threads, true);
@@ -629,21 +637,8 @@ TEST(DnnlPartition, ConcatAndBatchNormRunAsOnePass) {
 }
 
 // Three 3x3 convolutions (blocked output from Winograd on AVX-512, and from
-// every convolution below it) of 16, 16 and 12 channels, concatenated
-// without normalization and read by a convolution; two images.
-Model BlockedConcat() {
-  Node cat = MakeNode("cat", "Concat", {"f0", "f1", "f2"}, {"k"});
-  cat.attributes = {IntAttr("axis", 1)};
-  Model m = MakeModel({Conv("c0", "x", "w0", "b0", "f0"), Conv("c1", "x", "w1", "b1", "f1"),
-                       Conv("c2", "x", "w2", "b2", "f2"), cat, Conv("c3", "k", "w3", "b3", "y")},
-                      {TensorInfo("x", DataType::kFloat, {2, 16, 10, 9})},
-                      {TensorInfo("y", DataType::kFloat, {2, 8, 10, 9})});
-  SeedConv(m, "w0", "b0", {16, 16, 3, 3}, 1);
-  SeedConv(m, "w1", "b1", {16, 16, 3, 3}, 3);
-  SeedConv(m, "w2", "b2", {12, 16, 3, 3}, 5);
-  SeedConv(m, "w3", "b3", {8, 44, 3, 3}, 7);
-  return m;
-}
+// every convolution below it) of 16, 16 and 12 channels.
+Model BlockedConcat() { return ConcatOfThreeConvs({{16, 16, 3, 3}, {16, 16, 3, 3}, {12, 16, 3, 3}}, {8, 44, 3, 3}); }
 
 TEST(DnnlPartition, ConcatOfBlockedInputsIsOneHostStepKeepingTheBlock) {
   if (!DnnlAvailable()) GTEST_SKIP() << "oneDNN EP not built";
