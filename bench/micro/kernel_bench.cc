@@ -25,6 +25,7 @@
 #include "tessera/ops/kernel_table.h"
 #include "support/model_builder.h"
 #include "tessera/providers/cpu/cpu_execution_provider.h"
+#include "tessera/providers/cpu/int8_gemm.h"
 #include "tessera/providers/cpu/sgemm.h"
 #include "tessera/providers/cpu/simd_elementwise.h"
 
@@ -154,6 +155,18 @@ void BM_SgemmBlas(benchmark::State& state, int64_t m, int64_t k, int64_t n, bool
                 static_cast<int>(k), 1.f, a.data<float>(), static_cast<int>(k), b.data<float>(),
                 static_cast<int>(tb ? k : n), 0.f, c.data<float>(), static_cast<int>(n));
   state.counters["FLOPS"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
+// The exact int8 GEMM (u8 activations, s8 weights packed once), int32 out;
+// "OPS" counts 2 per multiply-add, as FLOPS does for the float GEMMs.
+void BM_Int8Gemm(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
+  std::vector<uint8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 13 + 1);
+  const int32_t za = 128, zb = 0;
+  const cpu::PackedInt8B packed(true, k, n, b.data(), n, {&zb, false});
+  std::vector<int32_t> c(static_cast<size_t>(m * n));
+  for (auto _ : state) cpu::Int8GemmS32(m, 0, n, false, a.data(), k, {&za, false}, packed, c.data(), n);
+  state.counters["OPS"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // Gemm as exported from nn.Linear: B transposed, bias row.
@@ -315,6 +328,9 @@ BENCHMARK_CAPTURE(BM_SgemmBlas, 16x768x768, 16, 768, 768, false);
 BENCHMARK_CAPTURE(BM_SgemmOwn, 1x768x768, 1, 768, 768, false);
 BENCHMARK_CAPTURE(BM_SgemmPacked, 1x768x768, 1, 768, 768, false);
 BENCHMARK_CAPTURE(BM_SgemmBlas, 1x768x768, 1, 768, 768, false);
+BENCHMARK_CAPTURE(BM_Int8Gemm, 128x768x3072, 128, 768, 3072);
+BENCHMARK_CAPTURE(BM_Int8Gemm, 16x768x768, 16, 768, 768);
+BENCHMARK_CAPTURE(BM_Int8Gemm, 1x768x768, 1, 768, 768);
 BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);

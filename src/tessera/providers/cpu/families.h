@@ -20,6 +20,7 @@ std::vector<KernelRow> ReduceKernels();          // reduce.cc
 std::vector<KernelRow> SoftmaxKernels();         // softmax.cc
 std::vector<KernelRow> LossKernels();            // losses.cc
 std::vector<KernelRow> MatMulKernels();          // matmul.cc
+std::vector<KernelRow> QuantizedMatMulKernels();  // quantized_matmul.cc
 std::vector<KernelRow> ConvKernels();            // conv.cc
 std::vector<KernelRow> PoolKernels();            // pool.cc
 std::vector<KernelRow> NormalizationKernels();   // normalization.cc

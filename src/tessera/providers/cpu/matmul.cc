@@ -73,20 +73,6 @@ std::shared_ptr<const PackedB> PackConstantB(const KernelInfo& info, size_t inpu
 
 namespace {
 
-// Runs C[batch] = A[a_index] * B[b_index] for a plan on contiguous buffers.
-template <typename C>
-void RunMatMulPlan(const MatMulPlan& p, const C* a, const C* b, C* out) {
-  int64_t batch = static_cast<int64_t>(p.a_index.size());
-  if (p.fold_a_batch) {
-    GemmAny<C>(false, false, batch * p.m, p.n, p.k, a, p.k, b, p.n, out, p.n, false);
-    return;
-  }
-  for (int64_t i = 0; i < batch; ++i) {
-    const C* ap = a + p.a_index[static_cast<size_t>(i)] * p.m * p.k;
-    const C* bp = b + p.b_index[static_cast<size_t>(i)] * p.k * p.n;
-    GemmAny<C>(false, false, p.m, p.n, p.k, ap, p.k, bp, p.n, out + i * p.m * p.n, p.n, false);
-  }
-}
 
 template <typename T, typename C = typename cpu::Compute<T>::type>
 std::vector<C> ToComputeVector(const Tensor& t) {
@@ -262,196 +248,6 @@ class Gemm final : public OpKernel {
   float alpha_, beta_;
   std::shared_ptr<const PackedB> packed_b_;  // a constant float B
   std::string b_describe_;                   // for errors, once B is freed
-};
-
-// ---- quantized helpers --------------------------------------------------------
-
-bool IsFloat8(DataType t) {
-  return t == DataType::kFloat8E4M3FN || t == DataType::kFloat8E4M3FNUZ || t == DataType::kFloat8E5M2 ||
-         t == DataType::kFloat8E5M2FNUZ;
-}
-
-// Value i of an int8/uint8/float8 tensor as double.
-inline double QuantValue(DataType t, const void* data, int64_t i) {
-  switch (t) {
-    case DataType::kInt8: return static_cast<const int8_t*>(data)[i];
-    case DataType::kUInt8: return static_cast<const uint8_t*>(data)[i];
-    default: return Float8ToFloat(t, static_cast<const uint8_t*>(data)[i]);
-  }
-}
-
-// Element i of a scale / zero point / bias tensor as double.
-double QuantOrFloat(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kInt8:
-    case DataType::kUInt8:
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ: return QuantValue(t.dtype(), t.raw_data(), i);
-    case DataType::kFloat: return t.data<float>()[i];
-    case DataType::kDouble: return t.data<double>()[i];
-    case DataType::kFloat16: return Load(t.data<Float16>()[i]);
-    case DataType::kBFloat16: return Load(t.data<BFloat16>()[i]);
-    default: return t.GetAsDouble(i);
-  }
-}
-
-// A scale or zero-point tensor broadcast (unidirectionally) to `target`,
-// materialized as doubles. A 1-D tensor whose length matches target's
-// second-to-last dim is read per row when `rowwise` (the [M] form of a [M, K]
-// operand's per-row parameters).
-std::vector<double> ExpandParam(const Tensor* p, const Shape& target, bool rowwise, const char* what,
-                                const KernelContext& ctx, double absent = 0.0) {
-  int64_t total = SizeFromDim(target, 0);
-  std::vector<double> out(static_cast<size_t>(total), absent);
-  if (!p) return out;
-  if (p->numel() == 1) {
-    std::fill(out.begin(), out.end(), QuantOrFloat(*p, 0));
-    return out;
-  }
-  Shape ps = p->shape();
-  if (rowwise && ps.size() == 1 && target.size() >= 2 && ps[0] == target[target.size() - 2]) ps.push_back(1);
-  bool ok = ps.size() <= target.size();
-  for (size_t i = 0; ok && i < ps.size(); ++i) {
-    int64_t t = target[target.size() - ps.size() + i];
-    ok = ps[i] == t || ps[i] == 1;
-  }
-  if (!ok) ctx.Fail(what, " of shape ", ShapeToString(p->shape()), " does not match its operand (", ShapeToString(target), ")");
-  BroadcastIndexer bi(target, {ps});
-  bi.ForEachRun([&](int64_t o, const int64_t* offs, int64_t n, const int64_t* steps) {
-    for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(o + j)] = QuantOrFloat(*p, offs[0] + j * steps[0]);
-  });
-  return out;
-}
-
-
-// x - zero_point as doubles (zero point broadcast per tensor / row / column).
-std::vector<double> Centered(const Tensor& x, const Tensor* zp, bool rowwise, const char* what,
-                             const KernelContext& ctx) {
-  std::vector<double> v(static_cast<size_t>(x.numel()));
-  const void* d = x.raw_data();
-  DataType t = x.dtype();
-  if (zp && zp->dtype() != t)
-    ctx.Fail(what, " has element type ", DataTypeName(zp->dtype()), ", expected ", DataTypeName(t));
-  if (!zp || zp->numel() == 1) {
-    double z = zp ? QuantOrFloat(*zp, 0) : 0.0;
-    for (int64_t i = 0; i < x.numel(); ++i) v[static_cast<size_t>(i)] = QuantValue(t, d, i) - z;
-    return v;
-  }
-  std::vector<double> z = ExpandParam(zp, x.shape(), rowwise, what, ctx);
-  for (int64_t i = 0; i < x.numel(); ++i) v[static_cast<size_t>(i)] = QuantValue(t, d, i) - z[static_cast<size_t>(i)];
-  return v;
-}
-
-void CheckQuantType(const Tensor& t, const char* what, bool allow_float8, const KernelContext& ctx) {
-  DataType d = t.dtype();
-  if (d == DataType::kInt8 || d == DataType::kUInt8 || (allow_float8 && IsFloat8(d))) return;
-  ctx.Fail(what, " has unsupported element type ", DataTypeName(d));
-}
-
-inline int32_t WrapToInt32(double v) {
-  if (!(std::fabs(v) < 9.2e18)) return 0;
-  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(v))));
-}
-
-// ---- MatMulInteger --------------------------------------------------------------
-
-class MatMulInteger final : public OpKernel {
- public:
-  explicit MatMulInteger(const KernelInfo&) {}
-  void Compute(KernelContext& ctx) const override {
-    const Tensor& a = ctx.input(0);
-    const Tensor& b = ctx.input(1);
-    CheckQuantType(a, "A", false, ctx);
-    CheckQuantType(b, "B", false, ctx);
-    MatMulPlan p = PlanMatMul(a.shape(), b.shape(), ctx);
-    const Tensor* za = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const Tensor* zb = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    std::vector<double> ad = Centered(a, za, true, "a_zero_point", ctx);
-    std::vector<double> bd = Centered(b, zb, false, "b_zero_point", ctx);
-    Tensor& y = ctx.allocate_output(0, DataType::kInt32, p.out_shape);
-    std::vector<double> acc(static_cast<size_t>(y.numel()));
-    RunMatMulPlan<double>(p, ad.data(), bd.data(), acc.data());
-    int32_t* yo = y.data<int32_t>();
-    for (int64_t i = 0; i < y.numel(); ++i) yo[i] = WrapToInt32(acc[static_cast<size_t>(i)]);
-  }
-};
-
-// ---- QLinearMatMul --------------------------------------------------------------
-
-// Writes real value v quantized into element i of an int8/uint8/float8 buffer.
-inline void StoreQuant(DataType t, void* data, int64_t i, double scaled, double zero_point) {
-  switch (t) {
-    case DataType::kInt8: {
-      double q = std::nearbyint(scaled);
-      q = (std::isnan(q) ? 0.0 : q) + zero_point;  // NaN -> zero point, as in QuantizeLinear
-      static_cast<int8_t*>(data)[i] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
-      return;
-    }
-    case DataType::kUInt8: {
-      double q = std::nearbyint(scaled);
-      q = (std::isnan(q) ? 0.0 : q) + zero_point;  // NaN -> zero point, as in QuantizeLinear
-      static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
-      return;
-    }
-    default:
-      static_cast<uint8_t*>(data)[i] = FloatToFloat8(t, static_cast<float>(scaled + zero_point), true);
-  }
-}
-
-class QLinearMatMul final : public OpKernel {
- public:
-  explicit QLinearMatMul(const KernelInfo& info) : allow_float8_(info.opset() >= 21) {}
-  void Compute(KernelContext& ctx) const override {
-    const Tensor& a = ctx.input(0);
-    const Tensor& a_scale = ctx.input(1);
-    const Tensor* a_zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const Tensor& b = ctx.input(3);
-    const Tensor& b_scale = ctx.input(4);
-    const Tensor* b_zp = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-    const Tensor& y_scale = ctx.input(6);
-    const Tensor* y_zp = ctx.has_input(7) ? &ctx.input(7) : nullptr;
-    CheckQuantType(a, "a", allow_float8_, ctx);
-    CheckQuantType(b, "b", allow_float8_, ctx);
-    DataType yt = y_zp ? y_zp->dtype() : DataType::kUInt8;
-    if (y_zp) CheckQuantType(*y_zp, "y_zero_point", allow_float8_, ctx);
-    for (const Tensor* s : {&a_scale, &b_scale, &y_scale})
-      if (!IsFloatingPoint(s->dtype()) || IsFloat8(s->dtype()))
-        ctx.Fail("scales must be float tensors, got ", DataTypeName(s->dtype()));
-    if (y_scale.numel() != 1) ctx.Fail("y_scale must hold one value, got ", y_scale.Describe());
-    if (y_zp && y_zp->numel() != 1) ctx.Fail("y_zero_point must hold one value, got ", y_zp->Describe());
-    MatMulPlan p = PlanMatMul(a.shape(), b.shape(), ctx);
-    std::vector<double> ad = Centered(a, a_zp, true, "a_zero_point", ctx);
-    std::vector<double> bd = Centered(b, b_zp, false, "b_zero_point", ctx);
-    // Per-row scale of a over a's rows, per-column scale of b over b's columns.
-    Shape a_rows = a.shape(), b_cols = b.shape();
-    a_rows.back() = 1;
-    if (b_cols.size() >= 2) b_cols[b_cols.size() - 2] = 1; else b_cols.back() = 1;
-    std::vector<double> sa = ExpandParam(&a_scale, a_rows, true, "a_scale", ctx);
-    std::vector<double> sb = ExpandParam(&b_scale, b_cols, false, "b_scale", ctx);
-    double ys = QuantOrFloat(y_scale, 0);
-    double yz = y_zp ? QuantOrFloat(*y_zp, 0) : 0.0;
-    Tensor& y = ctx.allocate_output(0, yt, p.out_shape);
-    std::vector<double> acc(static_cast<size_t>(y.numel()));
-    RunMatMulPlan<double>(p, ad.data(), bd.data(), acc.data());
-    int64_t batch = static_cast<int64_t>(p.a_index.size());
-    bool b_percol = b.rank() >= 2;
-    void* yo = y.raw_data();
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      int64_t ar = p.a_index[static_cast<size_t>(bi)] * p.m;
-      int64_t bc = p.b_index[static_cast<size_t>(bi)] * (b_percol ? p.n : 1);
-      for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t j = 0; j < p.n; ++j) {
-          int64_t o = (bi * p.m + i) * p.n + j;
-          double s = sa[static_cast<size_t>(ar + i)] * sb[static_cast<size_t>(bc + (b_percol ? j : 0))];
-          StoreQuant(yt, yo, o, acc[static_cast<size_t>(o)] * s / ys, yz);
-        }
-    }
-  }
-
- private:
-  bool allow_float8_;
 };
 
 // ---- Einsum -------------------------------------------------------------------
@@ -811,9 +607,6 @@ std::vector<KernelRow> MatMulKernels() {
   std::vector<DataType> mm_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt32,
                                     DataType::kInt64, DataType::kUInt32, DataType::kUInt64};
   std::vector<DataType> f3 = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-  std::vector<DataType> q8 = {DataType::kInt8, DataType::kUInt8};
-  std::vector<DataType> q8f8 = {DataType::kInt8, DataType::kUInt8, DataType::kFloat8E4M3FN,
-                                DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2, DataType::kFloat8E5M2FNUZ};
   std::vector<DataType> einsum_types = types::Join(types::Ints(), {DataType::kFloat, DataType::kDouble,
                                                                    DataType::kFloat16});
   std::vector<DataType> mm13 = types::Join(mm_types, {DataType::kBFloat16});
@@ -824,9 +617,6 @@ std::vector<KernelRow> MatMulKernels() {
       {"ai.onnx", "Gemm", 1, 8, f3, Make<Gemm>()},
       {"ai.onnx", "Gemm", 9, 12, mm_types, Make<Gemm>()},
       {"ai.onnx", "Gemm", 13, kMaxOnnxOpset, mm13, Make<Gemm>()},
-      {"ai.onnx", "MatMulInteger", 10, kMaxOnnxOpset, q8, Make<MatMulInteger>()},
-      {"ai.onnx", "QLinearMatMul", 10, 20, q8, Make<QLinearMatMul>()},
-      {"ai.onnx", "QLinearMatMul", 21, kMaxOnnxOpset, q8f8, Make<QLinearMatMul>()},
       {"ai.onnx", "Einsum", 12, kMaxOnnxOpset, einsum_types, Make<Einsum>()},
   };
 }

@@ -8,6 +8,7 @@
 
 #include "tessera/ops/kernel.h"
 #include "tessera/providers/cpu/epilogue.h"
+#include "tessera/providers/cpu/matmul_gemm.h"
 
 namespace tessera::cpu {
 
@@ -21,6 +22,21 @@ struct MatMulPlan {
 
 // Output shape and batch pairing of numpy matmul(a, b); fails naming the node.
 MatMulPlan PlanMatMul(const Shape& as, const Shape& bs, const KernelContext& ctx);
+
+// Runs C[batch] = A[a_index] * B[b_index] for a plan on contiguous buffers.
+template <typename C>
+inline void RunMatMulPlan(const MatMulPlan& p, const C* a, const C* b, C* out) {
+  int64_t batch = static_cast<int64_t>(p.a_index.size());
+  if (p.fold_a_batch) {
+    GemmAny<C>(false, false, batch * p.m, p.n, p.k, a, p.k, b, p.n, out, p.n, false);
+    return;
+  }
+  for (int64_t i = 0; i < batch; ++i) {
+    const C* ap = a + p.a_index[static_cast<size_t>(i)] * p.m * p.k;
+    const C* bp = b + p.b_index[static_cast<size_t>(i)] * p.k * p.n;
+    GemmAny<C>(false, false, p.m, p.n, p.k, ap, p.k, bp, p.n, out + i * p.m * p.n, p.n, false);
+  }
+}
 
 class PackedB;
 // Input `input` of the node packed for the GEMM as op(B) (transposed when

@@ -1,0 +1,227 @@
+// The kernels of int8_gemm.h, compiled once per SIMD target by Highway.
+//
+// The loop order is sgemm.cc's: a block of kKcPairs k-pairs, A packed kMc
+// rows at a time into panels of kMr rows (one int16 pair a row and step,
+// broadcast), B's 16-column panels read as packed, an kMr x 16 tile of C in
+// int32 registers across the block.
+#include "tessera/providers/cpu/int8_gemm.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "tessera/base/thread_pool.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tessera/providers/cpu/int8_gemm.cc"
+#include "hwy/foreach_target.h"  // re-includes this file once per target
+#include "hwy/aligned_allocator.h"
+#include "hwy/highway.h"
+
+#ifndef TESSERA_INT8_GEMM_SHARED
+#define TESSERA_INT8_GEMM_SHARED
+namespace tessera::cpu::int8_gemm_detail {
+
+constexpr int64_t kKcPairs = 128;  // 256 values of K per block
+constexpr int64_t kPanel = PackedInt8B::kPanel;
+
+// Two centered values as the int16 pair of one 32-bit word, the first in
+// the low half (the lane order of the pairwise multiply-add).
+inline int32_t PairWord(int32_t lo, int32_t hi) {
+  return static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(lo))) |
+                              (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16));
+}
+
+inline int32_t ByteAt(bool is_signed, const void* base, int64_t i) {
+  return is_signed ? static_cast<const int8_t*>(base)[i] : static_cast<const uint8_t*>(base)[i];
+}
+
+}  // namespace tessera::cpu::int8_gemm_detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu::int8_gemm_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_HAVE_SCALABLE
+using D32 = hn::FixedTag<int32_t, 4>;
+#else
+using D32 = hn::ScalableTag<int32_t>;
+#endif
+constexpr int64_t kLanes = static_cast<int64_t>(hn::MaxLanes(D32()));
+constexpr int64_t kVecs = kPanel / kLanes;  // vectors per tile row
+// Rows per tile: the accumulators (kMr * kVecs), kVecs vectors of B and one
+// broadcast fit the register file (16 vectors on AVX2 and SSE4).
+constexpr int64_t kMr = kVecs == 1 ? 12 : kVecs == 2 ? 6 : kVecs == 4 ? 2 : 1;
+constexpr int64_t kMc = kMr * 16;
+
+// op(A) rows [i0, i0 + mc), pairs [q0, q0 + qc), less their zero points, as
+// panels of kMr rows: [panel][pair][kMr] words, zero-padded.
+void PackA(int64_t mc, int64_t i0, int64_t q0, int64_t qc, int64_t k, bool a_signed, const void* a, int64_t lda,
+           ZeroPoints zero, int32_t* out) {
+  for (int64_t ip = 0; ip < mc; ip += kMr) {
+    int32_t* panel = out + (ip / kMr) * qc * kMr;
+    for (int64_t r = 0; r < kMr; ++r) {
+      const int64_t i = i0 + ip + r;
+      if (ip + r >= mc) {
+        for (int64_t q = 0; q < qc; ++q) panel[q * kMr + r] = 0;
+        continue;
+      }
+      const int32_t z = zero.At(i);
+      const int64_t row = i * lda;
+      for (int64_t q = 0; q < qc; ++q) {
+        const int64_t kk = 2 * (q0 + q);
+        const int32_t lo = ByteAt(a_signed, a, row + kk) - z;
+        const int32_t hi = kk + 1 < k ? ByteAt(a_signed, a, row + kk + 1) - z : 0;
+        panel[q * kMr + r] = PairWord(lo, hi);
+      }
+    }
+  }
+}
+
+// kRows x cols of C (+)= one A panel times one B panel over qc pairs.
+template <int64_t kRows>
+HWY_NOINLINE void KernelRows(int64_t qc, const int32_t* HWY_RESTRICT ap, const int32_t* HWY_RESTRICT bp,
+                             bool accumulate, int32_t* c, int64_t ldc, int64_t cols) {
+  HWY_ALIGN int32_t tile[kRows * kPanel];
+#if HWY_TARGET == HWY_SCALAR
+  // One-lane vectors hold no int16 pair: plain integer arithmetic.
+  for (int64_t t = 0; t < kRows * kPanel; ++t) tile[t] = 0;
+  for (int64_t q = 0; q < qc; ++q, ap += kMr, bp += kPanel)
+    for (int64_t i = 0; i < kRows; ++i) {
+      const int32_t a_lo = static_cast<int16_t>(ap[i] & 0xffff), a_hi = static_cast<int16_t>(ap[i] >> 16);
+      for (int64_t j = 0; j < kPanel; ++j) {
+        const int32_t b_lo = static_cast<int16_t>(bp[j] & 0xffff), b_hi = static_cast<int16_t>(bp[j] >> 16);
+        tile[i * kPanel + j] = static_cast<int32_t>(static_cast<uint32_t>(tile[i * kPanel + j]) +
+                                                    static_cast<uint32_t>(a_lo * b_lo + a_hi * b_hi));
+      }
+    }
+#else
+  const D32 d32;
+  const hn::Repartition<int16_t, D32> d16;
+  using V = hn::Vec<D32>;
+  V acc[kRows][kVecs];
+  for (int64_t i = 0; i < kRows; ++i)
+    for (int64_t v = 0; v < kVecs; ++v) acc[i][v] = hn::Zero(d32);
+  V unused = hn::Zero(d32);
+#pragma GCC unroll 2
+  for (int64_t q = 0; q < qc; ++q) {
+    V b[kVecs];
+    for (int64_t v = 0; v < kVecs; ++v) b[v] = hn::LoadU(d32, bp + v * kLanes);
+#pragma GCC unroll 12
+    for (int64_t i = 0; i < kRows; ++i) {
+      const auto a = hn::BitCast(d16, hn::Set(d32, ap[i]));
+      for (int64_t v = 0; v < kVecs; ++v)
+        acc[i][v] = hn::ReorderWidenMulAccumulate(d32, a, hn::BitCast(d16, b[v]), acc[i][v], unused);
+    }
+    ap += kMr;
+    bp += kPanel;
+  }
+  for (int64_t i = 0; i < kRows; ++i)
+    for (int64_t v = 0; v < kVecs; ++v) hn::Store(acc[i][v], d32, tile + i * kPanel + v * kLanes);
+#endif
+  for (int64_t i = 0; i < kRows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      int32_t& out = c[i * ldc + j];
+      // Wrapping adds, as the vector lanes do.
+      out = accumulate ? static_cast<int32_t>(static_cast<uint32_t>(out) + static_cast<uint32_t>(tile[i * kPanel + j]))
+                       : tile[i * kPanel + j];
+    }
+}
+
+using KernelFn = void (*)(int64_t, const int32_t*, const int32_t*, bool, int32_t*, int64_t, int64_t);
+
+template <size_t... kIs>
+constexpr std::array<KernelFn, sizeof...(kIs)> KernelTable(std::index_sequence<kIs...>) {
+  return {&KernelRows<static_cast<int64_t>(kIs) + 1>...};
+}
+
+void Gemm(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+          const PackedInt8B& b, int32_t* c, int64_t ldc) {
+  static constexpr std::array<KernelFn, kMr> kByRows = KernelTable(std::make_index_sequence<kMr>());
+  thread_local hwy::AlignedFreeUniquePtr<int32_t[]> a_buf;
+  if (!a_buf) a_buf = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kMc * kKcPairs));
+  const int64_t k = b.k(), pairs = (k + 1) / 2;
+  for (int64_t q0 = 0; q0 < pairs; q0 += kKcPairs) {
+    const int64_t qc = std::min(kKcPairs, pairs - q0);
+    for (int64_t i0 = 0; i0 < m; i0 += kMc) {
+      const int64_t mc = std::min(kMc, m - i0);
+      PackA(mc, i0, q0, qc, k, a_signed, a, lda, a_zero, a_buf.get());
+      for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanel) {
+        const int32_t* bp = b.Panel(j0 / kPanel, q0);
+        for (int64_t ir = 0; ir < mc; ir += kMr) {
+          const int64_t rows = std::min(kMr, mc - ir);
+          kByRows[static_cast<size_t>(rows - 1)](qc, a_buf.get() + (ir / kMr) * qc * kMr, bp, q0 > 0,
+                                                 c + (i0 + ir) * ldc + j0, ldc, std::min(kPanel, j_end - j0));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu::int8_gemm_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::cpu {
+namespace int8_gemm_detail {
+HWY_EXPORT(Gemm);
+}  // namespace int8_gemm_detail
+using namespace int8_gemm_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
+
+PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero)
+    : k_(k), n_(n), pairs_((k + 1) / 2) {
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  data_.assign(static_cast<size_t>(panels * pairs_ * kPanel), 0);
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t j = 0; j < kPanel && p * kPanel + j < n; ++j) {
+      const int64_t col = p * kPanel + j;
+      const int32_t z = zero.At(col);
+      for (int64_t q = 0; q < pairs_; ++q) {
+        const int32_t lo = ByteAt(is_signed, b, 2 * q * ldb + col) - z;
+        const int32_t hi = 2 * q + 1 < k ? ByteAt(is_signed, b, (2 * q + 1) * ldb + col) - z : 0;
+        data_[static_cast<size_t>((p * pairs_ + q) * kPanel + j)] = PairWord(lo, hi);
+      }
+    }
+}
+
+void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+                 const PackedInt8B& b, int32_t* c, int64_t ldc) {
+  if (m <= 0 || j_end <= j_begin) return;
+  if (b.k() == 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc + j_begin, c + i * ldc + j_end, 0);
+    return;
+  }
+  HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
+}
+
+void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+                       const PackedInt8B& b, int32_t* c, int64_t ldc) {
+  const int64_t n = b.n();
+  if (ThreadPool::InParallelRegion()) pool = nullptr;
+  const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
+  const int64_t tasks = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
+  if (tasks <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc);
+  // Columns in whole panels; rows when C is taller than wide.
+  const bool by_cols = n >= m;
+  const int64_t extent = by_cols ? n : m, align = by_cols ? kPanel : 1;
+  const int64_t block = (extent / tasks + align - 1) / align * align;
+  pool->ParallelFor((extent + block - 1) / block, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t t = b0; t < b1; ++t) {
+      const int64_t lo = t * block, hi = std::min(extent, lo + block);
+      if (by_cols) {
+        Int8GemmS32(m, lo, hi, a_signed, a, lda, a_zero, b, c, ldc);
+      } else {
+        ZeroPoints rows = a_zero;
+        if (rows.per_line && rows.values != nullptr) rows.values += lo;
+        Int8GemmS32(hi - lo, 0, n, a_signed, static_cast<const uint8_t*>(a) + lo * lda, lda, rows, b, c + lo * ldc,
+                    ldc);
+      }
+    }
+  });
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE

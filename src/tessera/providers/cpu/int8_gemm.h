@@ -1,0 +1,59 @@
+// Exact 8-bit integer GEMM: C (int32) = sum over k of (A - a_zero)(B - b_zero)
+// for int8 or uint8 A and B, the product behind MatMulInteger and
+// QLinearMatMul. Both operands enter the kernel less their zero points, as
+// int16 pairs, and each pair of products is summed in 32 bits (AVX2's and
+// AVX-512's vpmaddwd, NEON's widening multiply-add; Highway compiles it per
+// SIMD target and picks at run time). No intermediate saturates: a centered
+// value lies in [-255, 255], a pair of products within +-130050, so every
+// zero point and full-range weight gives the exact integer result; only the
+// int32 sum itself wraps, as ONNX's int32 output does, past 33025 worst-case
+// terms.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tessera {
+class ThreadPool;
+}
+
+namespace tessera::cpu {
+
+// The zero point of an operand: one value, or one per row of A / column of B.
+struct ZeroPoints {
+  const int32_t* values = nullptr;  // null: all zero
+  bool per_line = false;            // per row (A) or per column (B), else values[0] for all
+  int32_t At(int64_t i) const { return values == nullptr ? 0 : values[per_line ? i : 0]; }
+};
+
+// B [k, n] (row-major, ldb bytes between rows; int8 when is_signed, else
+// uint8) less its zero points, packed once into 16-column panels of int16
+// pairs. The layout is the same on every SIMD target.
+class PackedInt8B {
+ public:
+  static constexpr int64_t kPanel = 16;
+  PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero);
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  // Panel p, k-pairs from q on: kPanel words a pair.
+  const int32_t* Panel(int64_t p, int64_t q) const { return data_.data() + (p * pairs_ + q) * kPanel; }
+  size_t bytes() const { return data_.size() * sizeof(int32_t); }
+
+ private:
+  int64_t k_, n_, pairs_;
+  std::vector<int32_t> data_;
+};
+
+// Columns [j_begin, j_end) of C [m, n] (ldc) from A [m, k] (lda bytes
+// between rows; int8 when a_signed, else uint8) and packed B, on the calling
+// thread. j_begin is a multiple of PackedInt8B::kPanel.
+void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+                 const PackedInt8B& b, int32_t* c, int64_t ldc);
+
+// All of C, split over `pool` (columns in whole panels, or rows for tall
+// outputs); on the calling thread when pool is null or the product small.
+void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+                       const PackedInt8B& b, int32_t* c, int64_t ldc);
+
+}  // namespace tessera::cpu

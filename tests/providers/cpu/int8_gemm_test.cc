@@ -1,0 +1,115 @@
+// Int8GemmS32 (int8_gemm.h) against a scalar reference on every SIMD target:
+// every pairing of int8 and uint8 operands, values and zero points at the
+// ends of their ranges (where a 16-bit pair sum would saturate), K odd and
+// across the k-blocks, M = 1 and row counts around the tile height, columns
+// off the panel width, per-row and per-column zero points, column ranges,
+// and the pooled split.
+#include "tessera/providers/cpu/int8_gemm.h"
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/simd_targets.h"
+#include "tessera/base/thread_pool.h"
+
+namespace tessera::cpu {
+namespace {
+
+struct Operand {
+  bool is_signed;
+  std::vector<uint8_t> bytes;  // int8 values stored as their bytes when signed
+  int32_t At(size_t i) const { return is_signed ? static_cast<int8_t>(bytes[i]) : bytes[i]; }
+};
+
+// Random bytes with runs at the range ends (the saturating case).
+Operand Make(bool is_signed, size_t n, uint32_t seed, bool extremes) {
+  std::mt19937 rng(seed);
+  Operand o{is_signed, std::vector<uint8_t>(n)};
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t v = static_cast<uint8_t>(rng());
+    if (extremes) v = is_signed ? (rng() % 2 ? 0x80 : 0x7f) : (rng() % 2 ? 0 : 255);
+    o.bytes[i] = v;
+  }
+  return o;
+}
+
+std::vector<int32_t> Reference(int64_t m, int64_t n, int64_t k, const Operand& a, const std::vector<int32_t>& za,
+                               const Operand& b, const std::vector<int32_t>& zb) {
+  std::vector<int32_t> c(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += int64_t{a.At(static_cast<size_t>(i * k + p)) - za[za.size() == 1 ? 0 : static_cast<size_t>(i)]} *
+             (b.At(static_cast<size_t>(p * n + j)) - zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)]);
+      c[static_cast<size_t>(i * n + j)] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(s)));
+    }
+  return c;
+}
+
+struct Shape3 {
+  int64_t m, n, k;
+};
+
+TEST(Int8Gemm, MatchesTheExactIntegerProductOnEveryTarget) {
+  const Shape3 shapes[] = {{1, 1, 1}, {1, 40, 257}, {5, 16, 3}, {6, 17, 256}, {7, 33, 513},
+                           {13, 48, 64}, {25, 5, 31}, {200, 20, 40}};
+  test::OnEverySimdTarget([&] {
+    for (bool a_signed : {false, true})
+      for (bool b_signed : {false, true})
+        for (bool extremes : {false, true})
+          for (const Shape3& s : shapes) {
+            SCOPED_TRACE(testing::Message() << (a_signed ? "s8" : "u8") << (b_signed ? "s8" : "u8") << " " << s.m
+                                            << "x" << s.n << "x" << s.k << (extremes ? " at the range ends" : ""));
+            const Operand a = Make(a_signed, static_cast<size_t>(s.m * s.k), 1, extremes);
+            const Operand b = Make(b_signed, static_cast<size_t>(s.k * s.n), 2, extremes);
+            // Zero points per row / column at the opposite range end, or one.
+            std::vector<int32_t> za(static_cast<size_t>(s.m)), zb(static_cast<size_t>(s.n));
+            for (size_t i = 0; i < za.size(); ++i) za[i] = a_signed ? (i % 2 ? 127 : -128) : (i % 2 ? 255 : 0);
+            for (size_t j = 0; j < zb.size(); ++j) zb[j] = b_signed ? (j % 3 ? -128 : 5) : (j % 3 ? 255 : 7);
+            for (bool per_line : {false, true}) {
+              const std::vector<int32_t> za_used = per_line ? za : std::vector<int32_t>{za.back()};
+              const std::vector<int32_t> zb_used = per_line ? zb : std::vector<int32_t>{zb.front()};
+              PackedInt8B packed(b_signed, s.k, s.n, b.bytes.data(), s.n, {zb_used.data(), per_line});
+              std::vector<int32_t> c(static_cast<size_t>(s.m * s.n), -7);
+              Int8GemmS32(s.m, 0, s.n, a_signed, a.bytes.data(), s.k, {za_used.data(), per_line}, packed, c.data(),
+                          s.n);
+              EXPECT_EQ(c, Reference(s.m, s.n, s.k, a, za_used, b, zb_used)) << (per_line ? "per line" : "one each");
+            }
+          }
+  });
+}
+
+TEST(Int8Gemm, ColumnRangesAndThePooledSplitWriteTheSameProduct) {
+  const int64_t m = 9, n = 70, k = 300;
+  const Operand a = Make(false, static_cast<size_t>(m * k), 3, false), b = Make(true, static_cast<size_t>(k * n), 4, false);
+  const std::vector<int32_t> za = {128}, zb = {-3};
+  PackedInt8B packed(true, k, n, b.bytes.data(), n, {zb.data(), false});
+  const std::vector<int32_t> want = Reference(m, n, k, a, za, b, zb);
+  std::vector<int32_t> c(static_cast<size_t>(m * n), 0);
+  for (int64_t j0 = 0; j0 < n; j0 += 2 * PackedInt8B::kPanel)
+    Int8GemmS32(m, j0, std::min(n, j0 + 2 * PackedInt8B::kPanel), false, a.bytes.data(), k, {za.data(), false}, packed,
+                c.data(), n);
+  EXPECT_EQ(c, want);
+  ThreadPool pool(2);
+  for (int64_t rows : {m, int64_t{400}}) {  // columns split, then rows (taller than wide)
+    const Operand tall = Make(false, static_cast<size_t>(rows * k), 5, false);
+    std::vector<int32_t> got(static_cast<size_t>(rows * n), 0);
+    Int8GemmS32Pooled(&pool, rows, false, tall.bytes.data(), k, {za.data(), false}, packed, got.data(), n);
+    EXPECT_EQ(got, Reference(rows, n, k, tall, za, b, zb)) << rows << " rows";
+  }
+}
+
+TEST(Int8Gemm, EmptyKGivesZeros) {
+  const std::vector<uint8_t> none;
+  PackedInt8B packed(false, 0, 3, none.data(), 3, {});
+  std::vector<int32_t> c(6, 9);
+  Int8GemmS32(2, 0, 3, false, none.data(), 0, {}, packed, c.data(), 3);
+  EXPECT_EQ(c, std::vector<int32_t>(6, 0));
+}
+
+}  // namespace
+}  // namespace tessera::cpu
