@@ -209,6 +209,38 @@ void BM_Conv(benchmark::State& state, ConvShape s) {
   Loop(state, run, ConvFlops(s), 0);
 }
 
+// Bytes of a quantized tensor (uint8, or int8 when is_signed), seeded.
+Tensor RandomQ8(Shape shape, unsigned seed, bool is_signed) {
+  Tensor t(is_signed ? DataType::kInt8 : DataType::kUInt8, std::move(shape));
+  auto* p = static_cast<uint8_t*>(t.raw_data());
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<uint8_t>((i * 2654435761u + seed) >> 13);
+  return t;
+}
+Tensor ScalarQ(float v) { return Tensor::FromVector<float>({v}, {}); }
+
+// QLinearConv with constant per-channel int8 weights (packed at creation),
+// as a QDQ model's convolutions become: the int8 counterpart of BM_Conv.
+void BM_QLinearConv(benchmark::State& state, ConvShape s) {
+  std::vector<float> ws(static_cast<size_t>(s.m), 0.002f);
+  KernelRun run("ai.onnx", "QLinearConv", 10,
+                {RandomQ8({1, s.c, s.hw, s.hw}, 1, false), ScalarQ(0.02f), Tensor::FromVector<uint8_t>({128}, {}),
+                 RandomQ8({s.m, s.c / s.group, s.kernel, s.kernel}, 2, true), Tensor::FromVector<float>(ws, {s.m}),
+                 Tensor::FromVector<int8_t>(std::vector<int8_t>(static_cast<size_t>(s.m), 0), {s.m}), ScalarQ(0.05f),
+                 Tensor::FromVector<uint8_t>({128}, {})},
+                ConvAttrs(s), Threads(state), 1, {1, 2, 3, 4, 5, 6, 7});
+  Loop(state, run, ConvFlops(s), 0);
+}
+
+// QLinearMatMul with a constant int8 weight: the int8 counterpart of BM_MatMul.
+void BM_QLinearMatMul(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
+  KernelRun run("ai.onnx", "QLinearMatMul", 10,
+                {RandomQ8({m, k}, 1, false), ScalarQ(0.02f), Tensor::FromVector<uint8_t>({128}, {}),
+                 RandomQ8({k, n}, 2, true), ScalarQ(0.002f), Tensor::FromVector<int8_t>({0}, {}), ScalarQ(0.05f),
+                 Tensor::FromVector<uint8_t>({128}, {})},
+                {}, Threads(state), 1, {1, 2, 3, 4, 5, 6, 7});
+  Loop(state, run, 2.0 * m * n * k, 0);
+}
+
 // The optimizer's Conv + bias + activation node.
 void BM_FusedConv(benchmark::State& state, ConvShape s, const char* activation) {
   std::vector<Attribute> attrs = ConvAttrs(s);
@@ -333,6 +365,9 @@ BENCHMARK_CAPTURE(BM_Int8Gemm, 16x768x768, 16, 768, 768);
 BENCHMARK_CAPTURE(BM_Int8Gemm, 1x768x768, 1, 768, 768);
 BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_QLinearConv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_QLinearConv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_QLinearMatMul, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s2, ConvShape{96, 96, 112, 3, 2, 96})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_FusedConv, 1x1_256to64_56_relu, ConvShape{256, 64, 56, 1, 1, 1}, "Relu")->Apply(ThreadArgs);

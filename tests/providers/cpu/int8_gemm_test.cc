@@ -54,7 +54,14 @@ struct Shape3 {
   int64_t m, n, k;
 };
 
-TEST(Int8Gemm, MatchesTheExactIntegerProductOnEveryTarget) {
+// Both AVX-512 kernels (with and without VNNI) where the CPU has VNNI.
+class VnniChoices : public testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { SetInt8GemmVnniForTest(GetParam()); }
+  void TearDown() override { SetInt8GemmVnniForTest(-1); }
+};
+
+TEST_P(VnniChoices, MatchesTheExactIntegerProductOnEveryTarget) {
   const Shape3 shapes[] = {{1, 1, 1}, {1, 40, 257}, {5, 16, 3}, {6, 17, 256}, {7, 33, 513},
                            {13, 48, 64}, {25, 5, 31}, {200, 20, 40}};
   test::OnEverySimdTarget([&] {
@@ -81,6 +88,15 @@ TEST(Int8Gemm, MatchesTheExactIntegerProductOnEveryTarget) {
             }
           }
   });
+}
+
+INSTANTIATE_TEST_SUITE_P(Int8Gemm, VnniChoices, testing::Values(0, 1),
+                         [](const testing::TestParamInfo<int>& p) { return p.param ? "Vnni" : "NoVnni"; });
+
+TEST(Int8Gemm, VnniFollowsTheChoice) {
+  SetInt8GemmVnniForTest(0);
+  EXPECT_FALSE(Int8GemmUsesVnni());
+  SetInt8GemmVnniForTest(-1);
 }
 
 TEST(Int8Gemm, ColumnRangesAndThePooledSplitWriteTheSameProduct) {

@@ -10,6 +10,8 @@
 
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/conv_impl.h"
+#include "tessera/providers/cpu/int8_conv.h"
+#include "tessera/providers/cpu/requantize.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
@@ -743,18 +745,81 @@ void CenterQuantized(const Tensor& x, const Tensor* xz, const Tensor& w, const T
   for (int64_t i = 0; i < w.numel(); ++i) wd[static_cast<size_t>(i)] = Q8Value(w, i) - zw[static_cast<size_t>(i / per)];
 }
 
+// ---- the int8 GEMM path of ConvInteger and QLinearConv ---------------------------
+// 2-D convolutions of int8/uint8 data with at least 4 output channels per
+// group run on the exact int8 GEMM (int8_conv.h); depthwise ones and other
+// ranks keep the double-precision path.
+
+// Weights (input w_input) and their zero points (input zp_input) as the
+// int8 path packs them; null when it does not take them. The zero points
+// must be one or one per output channel, of the weights' type.
+std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Tensor* wz, int64_t group) {
+  if (!IsQ8(w.dtype()) || w.rank() != 4 || group < 1 || w.dim(0) % group != 0 || w.dim(0) / group < 4) return nullptr;
+  if (wz && (wz->dtype() != w.dtype() || (wz->numel() != 1 && (wz->rank() != 1 || wz->dim(0) != w.dim(0)))))
+    return nullptr;
+  std::vector<int32_t> z(wz ? static_cast<size_t>(wz->numel()) : 1, 0);
+  for (size_t i = 0; wz && i < z.size(); ++i) z[i] = static_cast<int32_t>(Q8Value(*wz, static_cast<int64_t>(i)));
+  return std::make_shared<const Int8ConvWeights>(w.dtype() == DataType::kInt8, w.dim(0), w.numel() / w.dim(0),
+                                                 w.raw_data(), std::move(z));
+}
+
+// The weights packed at kernel creation, when they and their zero points
+// are constants.
+std::shared_ptr<const Int8ConvWeights> PackConstantInt8Weights(const KernelInfo& info, size_t w_input, size_t zp_input,
+                                                               int64_t group) {
+  const Tensor* w = info.constant_input(w_input);
+  if (w == nullptr) return nullptr;
+  const auto& inputs = info.node().inputs;
+  const bool has_zp = inputs.size() > zp_input && !inputs[zp_input].empty();
+  const Tensor* wz = has_zp ? info.constant_input(zp_input) : nullptr;
+  if (has_zp && wz == nullptr) return nullptr;
+  return PackInt8Weights(*w, wz, group);
+}
+
+// The int32 sums of a 2-D convolution on the int8 path into y (NCHW), or
+// false when that path does not take this call.
+bool RunInt8Conv(KernelContext& ctx, const ConvGeom& g, const Tensor& x, const Tensor* xz,
+                 const std::shared_ptr<const Int8ConvWeights>& constant, size_t w_input, size_t zp_input, int32_t* y) {
+  if (g.nsp() != 2 || !IsQ8(x.dtype())) return false;
+  std::shared_ptr<const Int8ConvWeights> w = constant;
+  if (!w) w = PackInt8Weights(ctx.input(w_input), ctx.has_input(zp_input) ? &ctx.input(zp_input) : nullptr, g.group);
+  if (!w) return false;
+  if (xz && (xz->dtype() != x.dtype() || xz->numel() != 1)) return false;  // the reference path says why
+  Conv2DShape s;
+  s.n = g.n, s.c = g.c, s.h = g.in[0], s.w = g.in[1], s.m = g.m, s.kh = g.kernel[0], s.kw = g.kernel[1];
+  s.group = g.group, s.oh = g.out[0], s.ow = g.out[1], s.stride_h = g.stride[0], s.stride_w = g.stride[1];
+  s.dil_h = g.dil[0], s.dil_w = g.dil[1], s.pad_t = g.pad[0], s.pad_l = g.pad[1];
+  Int8Conv2D(ctx.thread_pool(), s, x.dtype() == DataType::kInt8, x.raw_data(),
+             xz ? static_cast<int32_t>(Q8Value(*xz, 0)) : 0, *w, y);
+  return true;
+}
+
 class ConvInteger final : public OpKernel {
  public:
-  explicit ConvInteger(const KernelInfo& info) : a_(ParseConvAttrs(info, false)) {}
+  explicit ConvInteger(const KernelInfo& info)
+      : a_(ParseConvAttrs(info, false)), packed_(PackConstantInt8Weights(info, 1, 3, a_.group)) {
+    if (packed_) w_shape_ = info.constant_input(1)->shape();
+  }
+  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 1 && i != 3); }
+
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const Tensor& w = ctx.input(1);
     const Tensor* xz = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    if (packed_) {
+      ConvGeom g = ResolveConv(a_, x.shape(), w_shape_, ctx);
+      Tensor& y = ctx.allocate_output(0, DataType::kInt32, OutputShape(g));
+      if (!RunInt8Conv(ctx, g, x, xz, packed_, 1, 3, y.data<int32_t>()))
+        ctx.Fail("input of type ", DataTypeName(x.dtype()), " rank ", x.rank(), " with x_zero_point ",
+                 xz ? xz->Describe() : "none", " does not fit the packed int8 weights");
+      return;
+    }
+    const Tensor& w = ctx.input(1);
     const Tensor* wz = ctx.has_input(3) ? &ctx.input(3) : nullptr;
     ConvGeom g = ResolveConv(a_, x.shape(), w.shape(), ctx);
+    Tensor& y = ctx.allocate_output(0, DataType::kInt32, OutputShape(g));
+    if (RunInt8Conv(ctx, g, x, xz, nullptr, 1, 3, y.data<int32_t>())) return;
     std::vector<double> xd, wd;
     CenterQuantized(x, xz, w, wz, g.m, xd, wd, ctx);
-    Tensor& y = ctx.allocate_output(0, DataType::kInt32, OutputShape(g));
     std::vector<double> acc(static_cast<size_t>(y.numel()));
     ConvForward<double>(g, xd.data(), wd.data(), nullptr, acc.data(), ctx.thread_pool());
     int32_t* yo = y.data<int32_t>();
@@ -768,22 +833,27 @@ class ConvInteger final : public OpKernel {
 
  private:
   ConvAttrs a_;
+  std::shared_ptr<const Int8ConvWeights> packed_;  // constant int8 weights
+  Shape w_shape_;
 };
 
 class QLinearConv final : public OpKernel {
  public:
-  explicit QLinearConv(const KernelInfo& info) : a_(ParseConvAttrs(info, false)) {}
+  explicit QLinearConv(const KernelInfo& info)
+      : a_(ParseConvAttrs(info, false)), packed_(PackConstantInt8Weights(info, 3, 5, a_.group)) {
+    if (packed_) w_shape_ = info.constant_input(3)->shape();
+  }
+  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 3 && i != 5); }
+
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& x_scale = ctx.input(1);
     const Tensor* xz = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const Tensor& w = ctx.input(3);
     const Tensor& w_scale = ctx.input(4);
-    const Tensor* wz = ctx.has_input(5) ? &ctx.input(5) : nullptr;
     const Tensor& y_scale = ctx.input(6);
     const Tensor* yz = ctx.has_input(7) ? &ctx.input(7) : nullptr;
     const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
-    ConvGeom g = ResolveConv(a_, x.shape(), w.shape(), ctx);
+    ConvGeom g = ResolveConv(a_, x.shape(), packed_ ? w_shape_ : ctx.input(3).shape(), ctx);
     if (x_scale.numel() != 1) ctx.Fail("x_scale must be a scalar, got ", x_scale.Describe());
     if (y_scale.numel() != 1) ctx.Fail("y_scale must be a scalar, got ", y_scale.Describe());
     if (yz && (yz->numel() != 1 || !IsQ8(yz->dtype())))
@@ -793,37 +863,62 @@ class QLinearConv final : public OpKernel {
           s->dtype() != DataType::kDouble)
         ctx.Fail("scales must be float tensors, got ", DataTypeName(s->dtype()));
     std::vector<double> ws = PerChannel(&w_scale, g.m, 1.0, "w_scale", ctx);
-    std::vector<double> bias;
+    std::vector<double> bias(static_cast<size_t>(g.m), 0.0);
     if (b) {
       if (b->dtype() != DataType::kInt32) ctx.Fail("B must be int32, got ", DataTypeName(b->dtype()));
       CheckBias(*b, g.m, ctx);
-      bias.resize(static_cast<size_t>(g.m));
       for (int64_t i = 0; i < g.m; ++i) bias[static_cast<size_t>(i)] = b->data<int32_t>()[i];
     }
-    std::vector<double> xd, wd;
-    CenterQuantized(x, xz, w, wz, g.m, xd, wd, ctx);
     DataType yt = yz ? yz->dtype() : x.dtype();
     Tensor& y = ctx.allocate_output(0, yt, OutputShape(g));
-    std::vector<double> acc(static_cast<size_t>(y.numel()));
-    ConvForward<double>(g, xd.data(), wd.data(), b ? bias.data() : nullptr, acc.data(), ctx.thread_pool());
-    double xs = ScalarAsDouble(x_scale, 0), ys = ScalarAsDouble(y_scale, 0);
-    double zy = yz ? Q8Value(*yz, 0) : 0.0;
-    double lo = yt == DataType::kInt8 ? -128.0 : 0.0, hi = yt == DataType::kInt8 ? 127.0 : 255.0;
-    int64_t out_size = g.out_size();
-    for (int64_t i = 0; i < y.numel(); ++i) {
-      int64_t m = out_size > 0 ? (i / out_size) % g.m : 0;
-      double q = std::nearbyint(acc[static_cast<size_t>(i)] * xs * ws[static_cast<size_t>(m)] / ys);
-      // NaN (a NaN or zero scale) quantizes to the zero point, as in
-      // QuantizeLinear; casting NaN to an integer is undefined.
-      if (std::isnan(q)) q = 0;
-      q = std::clamp(q + zy, lo, hi);
-      if (yt == DataType::kInt8) y.data<int8_t>()[i] = static_cast<int8_t>(q);
-      else y.data<uint8_t>()[i] = static_cast<uint8_t>(q);
+    // The sums without bias: int32 from the int8 path, else doubles.
+    std::vector<int32_t> sums(static_cast<size_t>(y.numel()));
+    std::vector<double> acc;
+    if (!RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.data())) {
+      if (packed_)
+        ctx.Fail("input of type ", DataTypeName(x.dtype()), " with x_zero_point ", xz ? xz->Describe() : "none",
+                 " does not fit the packed int8 weights");
+      const Tensor& w = ctx.input(3);
+      std::vector<double> xd, wd;
+      CenterQuantized(x, xz, w, ctx.has_input(5) ? &ctx.input(5) : nullptr, g.m, xd, wd, ctx);
+      acc.resize(static_cast<size_t>(y.numel()));
+      ConvForward<double>(g, xd.data(), wd.data(), nullptr, acc.data(), ctx.thread_pool());
     }
+    const double xs = ScalarAsDouble(x_scale, 0), ys = ScalarAsDouble(y_scale, 0);
+    const int32_t zy = yz ? static_cast<int32_t>(Q8Value(*yz, 0)) : 0;
+    const int64_t out_size = g.out_size();
+    const size_t elem = yt == DataType::kInt8 ? sizeof(int8_t) : sizeof(uint8_t);
+    if (acc.empty()) {
+      ParallelFor(ctx.thread_pool(), g.n * g.m, 1, [&](int64_t p0, int64_t p1) {
+        for (int64_t plane = p0; plane < p1; ++plane) {
+          const size_t m = static_cast<size_t>(plane % g.m);
+          RequantizeRun(sums.data() + plane * out_size, out_size, static_cast<int32_t>(bias[m]), xs * ws[m] / ys, zy,
+                        yt, static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(plane * out_size) * elem);
+        }
+      });
+      return;
+    }
+    const double lo = yt == DataType::kInt8 ? -128.0 : 0.0, hi = yt == DataType::kInt8 ? 127.0 : 255.0;
+    ParallelFor(ctx.thread_pool(), g.n * g.m, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t plane = p0; plane < p1; ++plane) {
+        const size_t m = static_cast<size_t>(plane % g.m);
+        for (int64_t i = plane * out_size; i < (plane + 1) * out_size; ++i) {
+          double q = std::nearbyint((acc[static_cast<size_t>(i)] + bias[m]) * xs * ws[m] / ys);
+          // NaN (a NaN or zero scale) quantizes to the zero point, as in
+          // QuantizeLinear; casting NaN to an integer is undefined.
+          if (std::isnan(q)) q = 0;
+          q = std::clamp(q + zy, lo, hi);
+          if (yt == DataType::kInt8) y.data<int8_t>()[i] = static_cast<int8_t>(q);
+          else y.data<uint8_t>()[i] = static_cast<uint8_t>(q);
+        }
+      }
+    });
   }
 
  private:
   ConvAttrs a_;
+  std::shared_ptr<const Int8ConvWeights> packed_;  // constant int8 weights
+  Shape w_shape_;
 };
 
 // ---- CausalConvWithState (opset 27) ------------------------------------------------------

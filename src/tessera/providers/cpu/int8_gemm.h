@@ -56,4 +56,11 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
                        const PackedInt8B& b, int32_t* c, int64_t ldc);
 
+// Whether the kernel dispatch picks now multiplies with AVX512_VNNI's
+// vpdpwssd (an AVX-512 CPU that has it, under a cap that allows AVX-512).
+bool Int8GemmUsesVnni();
+// Tests: 0 keeps the AVX-512 kernels off VNNI, 1 or -1 lets them use it
+// where the CPU has it.
+void SetInt8GemmVnniForTest(int choice);
+
 }  // namespace tessera::cpu

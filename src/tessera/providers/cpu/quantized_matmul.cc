@@ -13,6 +13,7 @@
 #include "tessera/providers/cpu/int8_gemm.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_impl.h"
+#include "tessera/providers/cpu/requantize.h"
 
 namespace tessera::cpu {
 namespace {
@@ -317,15 +318,16 @@ class QLinearMatMul final : public OpKernel {
     const std::vector<double> sa = ExpandParam(&a_scale, a_rows, true, "a_scale", ctx);
     const std::vector<double> sb = ExpandParam(&b_scale, {1, n}, false, "b_scale", ctx);
     const double ys = QuantOrFloat(y_scale, 0), yz = y_zp ? QuantOrFloat(*y_zp, 0) : 0.0;
-    std::vector<double> col(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) col[static_cast<size_t>(j)] = sb[static_cast<size_t>(j)] / ys;
     Tensor& y = ctx.allocate_output(0, yt, out);
-    void* yo = y.raw_data();
+    const size_t elem = yt == DataType::kInt8 ? sizeof(int8_t) : sizeof(uint8_t);
+    const auto z = static_cast<int32_t>(yz);
     ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
+      std::vector<double> scale(static_cast<size_t>(n));
       for (int64_t r = r0; r < r1; ++r) {
-        const double s = sa[static_cast<size_t>(r)];
         for (int64_t j = 0; j < n; ++j)
-          StoreQuant(yt, yo, r * n + j, c[static_cast<size_t>(r * n + j)] * s * col[static_cast<size_t>(j)], yz);
+          scale[static_cast<size_t>(j)] = sa[static_cast<size_t>(r)] * sb[static_cast<size_t>(j)] / ys;
+        RequantizeRunPerColumn(c.data() + r * n, n, scale.data(), z, yt,
+                               static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(r * n) * elem);
       }
     });
   }
