@@ -98,6 +98,19 @@ TEST(QuantizedConv, ConvIntegerIsExactOnTheInt8Path) {
       }
 }
 
+TEST(QuantizedConv, DepthwiseConvIntegerIsExact) {
+  for (int64_t stride : {1, 2})
+    for (int64_t dil : {1, 2}) {
+      Geometry g;
+      g.c = g.m = g.group = 7, g.h = 11, g.w = 10, g.stride = stride, g.dil = dil, g.pad = dil;
+      SCOPED_TRACE(testing::Message() << "stride " << stride << ", dilation " << dil);
+      for (bool constant_w : {true, false}) {
+        CheckConvInteger<uint8_t, int8_t>(g, constant_w, 2);
+        CheckConvInteger<int8_t, uint8_t>(g, constant_w, 1);
+      }
+    }
+}
+
 // y = saturate(round((sum + bias) * xs * ws[m] / ys) + yz).
 TEST(QuantizedConv, QLinearConvRequantizesPerChannel) {
   const Geometry g;

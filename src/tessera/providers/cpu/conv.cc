@@ -747,14 +747,16 @@ void CenterQuantized(const Tensor& x, const Tensor* xz, const Tensor& w, const T
 
 // ---- the int8 GEMM path of ConvInteger and QLinearConv ---------------------------
 // 2-D convolutions of int8/uint8 data with at least 4 output channels per
-// group run on the exact int8 GEMM (int8_conv.h); depthwise ones and other
-// ranks keep the double-precision path.
+// group, or depthwise, run on the int8 kernels (int8_conv.h); other
+// groupings and ranks keep the double-precision path.
 
 // Weights (input w_input) and their zero points (input zp_input) as the
 // int8 path packs them; null when it does not take them. The zero points
 // must be one or one per output channel, of the weights' type.
 std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Tensor* wz, int64_t group) {
-  if (!IsQ8(w.dtype()) || w.rank() != 4 || group < 1 || w.dim(0) % group != 0 || w.dim(0) / group < 4) return nullptr;
+  // Groups of at least 4 output channels, or depthwise (one each).
+  if (!IsQ8(w.dtype()) || w.rank() != 4 || group < 1 || w.dim(0) % group != 0) return nullptr;
+  if (w.dim(0) / group < 4 && !(w.dim(0) == group && w.dim(1) == 1)) return nullptr;
   if (wz && (wz->dtype() != w.dtype() || (wz->numel() != 1 && (wz->rank() != 1 || wz->dim(0) != w.dim(0)))))
     return nullptr;
   std::vector<int32_t> z(wz ? static_cast<size_t>(wz->numel()) : 1, 0);

@@ -5,6 +5,7 @@
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 
@@ -52,12 +53,60 @@ void Im2Col(const Conv2DShape& s, const uint8_t* plane, int64_t channels, uint8_
   });
 }
 
+// A depthwise convolution (one input and one output channel a group):
+// per plane, each tap's centered products added into a row of int32 sums.
+void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint8_t* x, int32_t x_zero,
+               const Int8ConvWeights& w, int32_t* y) {
+  const int64_t taps = s.kh * s.kw, pixels = s.oh * s.ow;
+  const ZeroPoints wz = w.zero();
+  ParallelFor(pool, s.n * s.c, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<int32_t> wc(static_cast<size_t>(taps)), xrow(static_cast<size_t>(s.w)), strided(static_cast<size_t>(s.ow));
+    for (int64_t plane = p0; plane < p1; ++plane) {
+      const int64_t ch = plane % s.c;
+      for (int64_t t = 0; t < taps; ++t) {
+        const uint8_t b = w.bytes()[ch * taps + t];
+        wc[static_cast<size_t>(t)] = (w.is_signed() ? int32_t{static_cast<int8_t>(b)} : int32_t{b}) - wz.At(ch);
+      }
+      const uint8_t* in = x + plane * s.h * s.w;
+      int32_t* out = y + plane * pixels;
+      std::fill(out, out + pixels, 0);
+      for (int64_t iy = 0; iy < s.h; ++iy) {
+        // The input row once, centered.
+        for (int64_t ix = 0; ix < s.w; ++ix)
+          xrow[static_cast<size_t>(ix)] =
+              (x_signed ? int32_t{static_cast<int8_t>(in[iy * s.w + ix])} : int32_t{in[iy * s.w + ix]}) - x_zero;
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          // The output row this input row meets through tap row ky.
+          const int64_t num = iy + s.pad_t - ky * s.dil_h;
+          if (num < 0 || num % s.stride_h != 0 || num / s.stride_h >= s.oh) continue;
+          int32_t* acc = out + (num / s.stride_h) * s.ow;
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            const int32_t wt = wc[static_cast<size_t>(ky * s.kw + kx)];
+            const int64_t off = kx * s.dil_w - s.pad_l;
+            const int64_t lo = off >= 0 ? 0 : (-off + s.stride_w - 1) / s.stride_w;
+            const int64_t hi = s.w - off <= 0 ? 0 : std::min(s.ow, (s.w - off + s.stride_w - 1) / s.stride_w);
+            if (hi <= lo) continue;
+            const int32_t* xr = xrow.data() + off;
+            if (s.stride_w != 1) {
+              // Every stride-th value gathered first, so the product runs on a row.
+              for (int64_t ox = lo; ox < hi; ++ox) strided[static_cast<size_t>(ox)] = xr[ox * s.stride_w];
+              xr = strided.data();
+            }
+            MulAddI32(xr + lo, wt, acc + lo, hi - lo);
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const void* x, int32_t x_zero,
                 const Int8ConvWeights& w, int32_t* y) {
   const int64_t cg = s.c / s.group, mg = s.m / s.group, pixels = s.oh * s.ow, k = cg * s.kh * s.kw;
   const auto* xb = static_cast<const uint8_t*>(x);
+  if (cg == 1 && mg == 1) return Depthwise(pool, s, x_signed, xb, x_zero, w, y);
   // The zero point as the byte the input stores for it.
   const auto pad = static_cast<uint8_t>(static_cast<uint32_t>(x_zero) & 0xffu);
   const bool direct = s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_t == 0 && s.pad_l == 0 &&

@@ -2,8 +2,9 @@
 // per image and group, the weights [m, k] times the image's patches as
 // columns [k, pixels] (padding holds the input's zero point, so it adds
 // nothing), which gives NCHW int32 directly. A 1x1 convolution with stride 1
-// and no padding reads the image itself as that matrix. ConvInteger returns
-// the sums; QLinearConv requantizes them.
+// and no padding reads the image itself as that matrix. A depthwise one
+// (a channel a group) adds each tap's products along output rows instead.
+// ConvInteger returns the sums; QLinearConv requantizes them.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,195 @@
+// QdqToQLinear: the QDQ form of a quantized Conv or MatMul, as exporters
+// and quantization tools write it,
+//
+//   DequantizeLinear(x_q, xs, xz) ─┐
+//   DequantizeLinear(w_q, ws, wz) ─┼─ Conv [+ Relu] ─ QuantizeLinear(ys, yz) ─ y_q
+//   bias (float, or DequantizeLinear of int32) ─┘
+//
+// with constant weights, scales and zero points, becomes one QLinearConv
+// (or QLinearMatMul: no bias, no Relu), which runs on the int8 kernels. The
+// fused node computes in integers what the pattern computes in float, so
+// its output can differ by one quantization step where the float result
+// rounds near a half step; a float bias is quantized to int32 at scale
+// xs * ws (an error of at most half of that, far below ys). A Relu folds in
+// only when yz is the lowest value of y's type, where saturation already
+// does what Relu does. Everything else is left as it is.
+#include <cmath>
+#include <limits>
+
+#include "tessera/optimizer/fuse_util.h"
+#include "tessera/optimizer/fusion_passes.h"
+#include "tessera/optimizer/pass_util.h"
+
+namespace tessera {
+
+namespace {
+
+bool Int8Type(DataType t) { return t == DataType::kInt8 || t == DataType::kUInt8; }
+
+// One DequantizeLinear's operands: its quantized input and constant
+// parameters, or nullopt when they are not of the form QLinear ops take.
+struct Dequantized {
+  int node = -1;
+  std::string q, scale, zero;  // zero may be ""
+  const Tensor* scale_value = nullptr;
+  const Tensor* zero_value = nullptr;
+  int64_t rank = 0;  // of q (and of the dequantized value)
+};
+
+std::optional<Dequantized> DequantizeOf(const FusionGraph& fg, const std::string& value, bool per_channel_ok,
+                                        int64_t channel_axis) {
+  const int di = fg.ProducerOp(value, "DequantizeLinear");
+  if (di < 0) return std::nullopt;
+  const Node& dn = fg.node(di);
+  if (dn.inputs.size() < 2 || AttrInt(dn, "block_size", 0) != 0) return std::nullopt;
+  Dequantized d;
+  d.node = di;
+  d.q = dn.inputs[0];
+  d.scale = dn.inputs[1];
+  d.zero = dn.inputs.size() > 2 ? dn.inputs[2] : "";
+  d.scale_value = fg.Constant(d.scale);
+  if (d.scale_value == nullptr || d.scale_value->dtype() != DataType::kFloat) return std::nullopt;
+  if (!d.zero.empty()) {
+    d.zero_value = fg.Constant(d.zero);
+    if (d.zero_value == nullptr || d.zero_value->numel() != d.scale_value->numel()) return std::nullopt;
+  }
+  const auto rank = fg.Rank(d.q);
+  if (!Int8Type(fg.ElemType(d.q)) || !rank) return std::nullopt;
+  d.rank = *rank;
+  if (d.scale_value->numel() != 1) {
+    int64_t axis = AttrInt(dn, "axis", 1);
+    if (axis < 0) axis += d.rank;
+    if (!per_channel_ok || d.scale_value->rank() != 1 || axis != channel_axis) return std::nullopt;
+  }
+  return d;
+}
+
+class QdqToQLinear final : public GraphPass {
+ public:
+  std::string name() const override { return "QdqToQLinear"; }
+  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
+  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override {
+    FusionGraph fg(graph, outer, ctx, providers());
+    if (fg.OnnxOpset() < 10) return 0;
+    int fused = 0;
+    for (int qi = 0; qi < static_cast<int>(fg.size()); ++qi) {
+      if (!fg.Is(qi, "QuantizeLinear") || !fg.OnTarget(qi)) continue;
+      fused += FuseAt(fg, qi);
+    }
+    if (fused) fg.Commit();
+    return fused;
+  }
+
+ private:
+  int FuseAt(FusionGraph& fg, int qi) const {
+    const Node qn = fg.node(qi);
+    if (qn.inputs.size() < 2 || AttrInt(qn, "saturate", 1) != 1 || AttrInt(qn, "block_size", 0) != 0) return 0;
+    const Tensor* ys = fg.Constant(qn.inputs[1]);
+    const std::string yz_name = qn.inputs.size() > 2 ? qn.inputs[2] : "";
+    const Tensor* yz = yz_name.empty() ? nullptr : fg.Constant(yz_name);
+    if (!ys || ys->numel() != 1 || ys->dtype() != DataType::kFloat || (!yz_name.empty() && (!yz || yz->numel() != 1)))
+      return 0;
+    const DataType yt = yz ? yz->dtype() : DataType::kUInt8;
+    if (!Int8Type(yt) || AttrInt(qn, "output_dtype", 0) != 0) return 0;
+    // Producer: the product, or a Relu after it.
+    std::string product = qn.inputs[0];
+    int relu = fg.ProducerOp(product, "Relu");
+    if (relu >= 0) {
+      const double lowest = yt == DataType::kInt8 ? -128.0 : 0.0;
+      if (!fg.SingleUse(product) || (yz ? yz->GetAsDouble(0) : 0.0) != lowest) return 0;
+      product = fg.node(relu).inputs[0];
+    }
+    if (!fg.SingleUse(product)) return 0;
+    const int conv = fg.ProducerOp(product, "Conv");
+    const int matmul = conv < 0 && relu < 0 ? fg.ProducerOp(product, "MatMul") : -1;
+    const int pi = conv >= 0 ? conv : matmul;
+    if (pi < 0 || !fg.OnTarget(pi)) return 0;
+    const Node pn = fg.node(pi);
+    // Activations per tensor; weights per output channel (Conv: axis 0 of
+    // W; MatMul: axis 1 of a [K, N] B) or per tensor, and constant.
+    auto x = DequantizeOf(fg, pn.inputs[0], false, 0);
+    auto w = DequantizeOf(fg, pn.inputs[1], true, conv >= 0 ? 0 : 1);
+    if (!x || !w || !fg.Constant(w->q) || (matmul >= 0 && w->rank != 2)) return 0;
+    for (const Dequantized* d : {&*x, &*w})
+      if (!d->zero.empty() && fg.ElemType(d->zero) != fg.ElemType(d->q)) return 0;
+
+    Node q = MakeFusedNode(pn, conv >= 0 ? "QLinearConv" : "QLinearMatMul", qn.outputs[0]);
+    q.inputs = {x->q, x->scale, x->zero.empty() ? ZeroOf(fg, fg.ElemType(x->q)) : x->zero,
+                w->q, w->scale, w->zero.empty() ? ZeroOf(fg, fg.ElemType(w->q)) : w->zero,
+                qn.inputs[1], yz_name.empty() ? ZeroOf(fg, DataType::kUInt8) : yz_name};
+    if (conv >= 0 && pn.inputs.size() > 2 && !pn.inputs[2].empty()) {
+      std::string bias = Int32Bias(fg, pn.inputs[2], *x->scale_value, *w->scale_value);
+      if (bias.empty()) return 0;
+      q.inputs.push_back(bias);
+    }
+    if (conv >= 0) {
+      for (const Attribute& a : pn.attributes) q.attributes.push_back(a);
+    }
+    // Rewire: the fused node writes y_q; the float nodes go, the
+    // DequantizeLinears too when nothing else reads them.
+    std::vector<int> dequantizers;
+    for (const std::string& in : pn.inputs)
+      if (int d = in.empty() ? -1 : fg.ProducerOp(in, "DequantizeLinear"); d >= 0) dequantizers.push_back(d);
+    fg.Remove(qi);
+    if (relu >= 0) fg.Remove(relu);
+    fg.Remove(pi);
+    for (int d : dequantizers)
+      if (fg.live(d) && fg.editor().UseCount(fg.node(d).outputs[0]) == 0) fg.Remove(d);
+    fg.Add(std::move(q));
+    return 1;
+  }
+
+  static Node MakeFusedNode(const Node& product, const char* op, const std::string& out) {
+    Node n;
+    n.name = product.name.empty() ? out : product.name + "_qlinear";
+    n.op_type = op;
+    n.outputs = {out};
+    return n;
+  }
+
+  // A zero point of `type` (QLinear ops take their zero points in order).
+  static std::string ZeroOf(FusionGraph& fg, DataType type) {
+    Tensor z(type, {});
+    if (type == DataType::kInt8) z.data<int8_t>()[0] = 0;
+    else z.data<uint8_t>()[0] = 0;
+    return fg.AddInitializer("qdq_zero", std::move(z));
+  }
+
+  // The Conv bias as QLinearConv's int32 at scale xs * ws[m]: an int32
+  // DequantizeLinear at exactly that scale as it is, a float constant
+  // rounded to it; "" otherwise.
+  static std::string Int32Bias(FusionGraph& fg, const std::string& bias, const Tensor& xs, const Tensor& ws) {
+    const int64_t channels = ws.numel();
+    auto scale = [&](int64_t m) {
+      return static_cast<double>(xs.data<float>()[0]) * ws.data<float>()[channels == 1 ? 0 : m];
+    };
+    if (int di = fg.ProducerOp(bias, "DequantizeLinear"); di >= 0) {
+      const Node& dn = fg.node(di);
+      const Tensor* b = fg.Constant(dn.inputs[0]);
+      const Tensor* bs = dn.inputs.size() > 1 ? fg.Constant(dn.inputs[1]) : nullptr;
+      const Tensor* bz = dn.inputs.size() > 2 && !dn.inputs[2].empty() ? fg.Constant(dn.inputs[2]) : nullptr;
+      if (!b || b->dtype() != DataType::kInt32 || !bs || bs->dtype() != DataType::kFloat || b->rank() != 1) return "";
+      if (bz && bz->GetAsDouble(0) != 0) return "";
+      for (int64_t m = 0; m < b->numel(); ++m) {
+        const double want = scale(channels == 1 ? 0 : m), have = bs->data<float>()[bs->numel() == 1 ? 0 : m];
+        if (std::fabs(want - have) > 1e-6 * std::fabs(want)) return "";
+      }
+      return dn.inputs[0];
+    }
+    const Tensor* b = fg.Constant(bias);
+    if (!b || b->dtype() != DataType::kFloat || b->rank() != 1 || (channels != 1 && b->numel() != channels)) return "";
+    Tensor q(DataType::kInt32, {b->numel()});
+    for (int64_t m = 0; m < b->numel(); ++m) {
+      const double v = std::nearbyint(b->data<float>()[m] / scale(m));
+      if (!(std::fabs(v) < 2147483647.0)) return "";
+      q.data<int32_t>()[m] = static_cast<int32_t>(v);
+    }
+    return fg.AddInitializer(bias + "_int32", std::move(q));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GraphPass> MakeQdqToQLinear() { return std::make_unique<QdqToQLinear>(); }
+
+}  // namespace tessera

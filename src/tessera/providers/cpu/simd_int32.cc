@@ -1,0 +1,87 @@
+// Kernels of simd_int32.h, compiled once per x86 target by Highway.
+#include "tessera/providers/cpu/simd_int32.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_int32.cc"
+#include "hwy/foreach_target.h"  // re-includes this file once per target
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu::int32_detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void MulAdd(const int32_t* x, int32_t w, int32_t* acc, int64_t n) {
+  const hn::ScalableTag<int32_t> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto wv = hn::Set(d, w);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, acc + i) + hn::LoadU(d, x + i) * wv, d, acc + i);
+  for (; i < n; ++i)
+    acc[i] = static_cast<int32_t>(static_cast<uint32_t>(acc[i]) + static_cast<uint32_t>(x[i]) * static_cast<uint32_t>(w));
+}
+
+// out[i] = saturate(round((acc[i] + add) * scale_i) + zero), scale_i =
+// per_column[i] or scale; in double, rounding half to even, so the result
+// is the scalar formula's bit for bit.
+template <typename T>
+void Requantize(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
+                T* out) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<int32_t, decltype(dd)> di;
+  const hn::Rebind<T, decltype(dd)> dt;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  const double lo = std::is_signed_v<T> ? -128.0 : 0.0, hi = std::is_signed_v<T> ? 127.0 : 255.0;
+  const auto vlo = hn::Set(dd, lo), vhi = hn::Set(dd, hi), vz = hn::Set(dd, zero), vadd = hn::Set(dd, add);
+  const auto vs = hn::Set(dd, scale);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto v = (hn::PromoteTo(dd, hn::LoadU(di, acc + i)) + vadd) * (per_column ? hn::LoadU(dd, per_column + i) : vs);
+    v = hn::Min(hn::Max(hn::Round(v) + vz, vlo), vhi);
+    hn::StoreU(hn::DemoteTo(dt, hn::DemoteTo(di, v)), dt, out + i);
+  }
+  for (; i < n; ++i) {
+    const double v = std::nearbyint((static_cast<double>(acc[i]) + add) * (per_column ? per_column[i] : scale)) + zero;
+    out[i] = static_cast<T>(std::min(std::max(v, lo), hi));
+  }
+}
+
+void RequantizeS8(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
+                  int8_t* out) {
+  Requantize(acc, n, add, scale, per_column, zero, out);
+}
+void RequantizeU8(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
+                  uint8_t* out) {
+  Requantize(acc, n, add, scale, per_column, zero, out);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu::int32_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::cpu {
+namespace int32_detail {
+HWY_EXPORT(MulAdd);
+HWY_EXPORT(RequantizeS8);
+HWY_EXPORT(RequantizeU8);
+}  // namespace int32_detail
+using namespace int32_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
+
+void MulAddI32(const int32_t* x, int32_t w, int32_t* acc, int64_t n) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(MulAdd)(x, w, acc, n);
+}
+
+void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
+                   bool out_signed, void* out) {
+  if (n <= 0) return;
+  if (out_signed) HWY_DYNAMIC_DISPATCH(RequantizeS8)(acc, n, add, scale, per_column, zero, static_cast<int8_t*>(out));
+  else HWY_DYNAMIC_DISPATCH(RequantizeU8)(acc, n, add, scale, per_column, zero, static_cast<uint8_t*>(out));
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,71 @@
+// MulAddI32 and RequantizeI32 (simd_int32.h) against scalar references on
+// every SIMD target, at lengths around the vector widths: wrapping
+// products, halves rounded to even, saturation at both ends, per-column
+// scales.
+#include "tessera/providers/cpu/simd_int32.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/simd_targets.h"
+
+namespace tessera::cpu {
+namespace {
+
+TEST(SimdInt32, MulAddWrapsLikeUnsignedArithmetic) {
+  test::OnEverySimdTarget([] {
+    for (int64_t n : {1, 7, 8, 16, 17, 100}) {
+      std::vector<int32_t> x(static_cast<size_t>(n)), acc(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        x[static_cast<size_t>(i)] = static_cast<int32_t>(i * 2654435761u);
+        acc[static_cast<size_t>(i)] = static_cast<int32_t>(i * 40503u) - 1000;
+      }
+      const int32_t w = -255;
+      for (int64_t i = 0; i < n; ++i)
+        want[static_cast<size_t>(i)] = static_cast<int32_t>(static_cast<uint32_t>(acc[static_cast<size_t>(i)]) +
+                                                            static_cast<uint32_t>(x[static_cast<size_t>(i)]) *
+                                                                static_cast<uint32_t>(w));
+      MulAddI32(x.data(), w, acc.data(), n);
+      EXPECT_EQ(acc, want) << n;
+    }
+  });
+}
+
+template <typename T>
+T Expected(int32_t acc, int32_t add, double scale, int32_t zero) {
+  const double lo = std::is_signed_v<T> ? -128.0 : 0.0, hi = std::is_signed_v<T> ? 127.0 : 255.0;
+  return static_cast<T>(std::clamp(std::nearbyint((static_cast<double>(acc) + add) * scale) + zero, lo, hi));
+}
+
+TEST(SimdInt32, RequantizeRoundsHalvesToEvenAndSaturates) {
+  test::OnEverySimdTarget([] {
+    for (int64_t n : {1, 3, 4, 8, 9, 33}) {
+      std::vector<int32_t> acc(static_cast<size_t>(n));
+      std::vector<double> per(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        // Multiples of 5 at scale 0.1 hit exact halves (2.5, -7.5, ...).
+        acc[static_cast<size_t>(i)] = static_cast<int32_t>((i % 7 - 3) * 25 + (i % 2 ? 2147480000 * (i % 3 - 1) : 0));
+        per[static_cast<size_t>(i)] = 0.1 * static_cast<double>(i % 4 + 1);
+      }
+      for (bool column : {false, true}) {
+        std::vector<int8_t> s8(static_cast<size_t>(n));
+        std::vector<uint8_t> u8(static_cast<size_t>(n));
+        RequantizeI32(acc.data(), n, column ? 0 : 5, 0.1, column ? per.data() : nullptr, -3, true, s8.data());
+        RequantizeI32(acc.data(), n, column ? 0 : 5, 0.1, column ? per.data() : nullptr, 130, false, u8.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const double s = column ? per[static_cast<size_t>(i)] : 0.1;
+          const int32_t add = column ? 0 : 5;
+          EXPECT_EQ(s8[static_cast<size_t>(i)], Expected<int8_t>(acc[static_cast<size_t>(i)], add, s, -3)) << i;
+          EXPECT_EQ(u8[static_cast<size_t>(i)], Expected<uint8_t>(acc[static_cast<size_t>(i)], add, s, 130)) << i;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+}  // namespace tessera::cpu
