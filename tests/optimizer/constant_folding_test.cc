@@ -49,6 +49,22 @@ TEST(ConstantFolding, LeavesNonDeterministicNodes) {
   EXPECT_EQ(m.graph->nodes.size(), 3u);
 }
 
+// The QDQ form of a quantized product keeps its weight's DequantizeLinear
+// (QdqToQLinear needs it); one that feeds anything else folds.
+TEST(ConstantFolding, KeepsTheDequantizeOfAQuantizedWeight) {
+  for (const char* reader : {"MatMul", "Add"}) {
+    SCOPED_TRACE(reader);
+    Model m = MakeModel({MakeNode("dq", "DequantizeLinear", {"wq", "ws"}, {"w"}), MakeNode("r", reader, {"x", "w"}, {"y"})},
+                        {TensorInfo("x", DataType::kFloat, {2, 2})}, {TensorInfo("y", DataType::kFloat, {2, 2})}, 13);
+    m.graph->initializers["wq"] = Tensor::FromVector<int8_t>({1, -2, 3, 127}, {2, 2});
+    m.graph->initializers["ws"] = Floats({0.5f}, {});
+    auto pass = MakeConstantFolding();
+    const bool product = std::string(reader) == "MatMul";
+    EXPECT_EQ(ApplyPass(*pass, m), product ? 0 : 1);
+    EXPECT_EQ(m.graph->nodes.size(), product ? 2u : 1u);
+  }
+}
+
 TEST(ConstantFolding, LeavesNodesReadingFeedsOrOverridableInitializers) {
   // "b" has an initializer but is also a graph input: a feed may replace it.
   Model m = MakeModel({MakeNode("add", "Add", {"a", "b"}, {"y"})}, {TensorInfo("b", DataType::kFloat, {2})},

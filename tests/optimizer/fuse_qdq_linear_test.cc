@@ -139,5 +139,24 @@ TEST(QdqToQLinear, MatMulBecomesQLinearMatMul) {
   EXPECT_EQ(OpTypes(*opt.graph), std::vector<std::string>{"QLinearMatMul"});
 }
 
+// In a session at the default level, with the default providers order: the
+// QDQ convolution runs as QLinearConv on the CPU EP, within one step.
+TEST(QdqToQLinear, ASessionRunsTheFusedConvolution) {
+  const Model m = QdqConv(ConvCase{});
+  Model all = Optimized(m, OptimizationLevel::kAll);
+  EXPECT_NE(FindOp(*all.graph, "QLinearConv"), nullptr);
+  EXPECT_EQ(FindOp(*all.graph, "Conv"), nullptr);
+  SessionOptions o;
+  o.intra_op_num_threads = 2;
+  Session s(CopyModel(m), o, MakeProviders({"cpu"}));
+  bool fused = false;
+  for (const auto& p : s.Placement()) fused |= p.op_type == "QLinearConv" && p.provider == "cpu";
+  EXPECT_TRUE(fused);
+  const std::vector<Value> want = RunUnoptimized(m, XFeed()), got = s.Run(XFeed());
+  ASSERT_EQ(got.size(), 1u);
+  CompareResult c = CompareValues(got[0], want[0], 0, 1);
+  EXPECT_TRUE(c.match) << c.message;
+}
+
 }  // namespace
 }  // namespace tessera

@@ -25,6 +25,24 @@ size_t BytesOf(const TypeInfo& t) {
   return (n * bits + 7) / 8;
 }
 
+// A DequantizeLinear of a constant 8-bit weight read only by Conv, MatMul or
+// Gemm: the QDQ form of a quantized product, which the extended level runs
+// as QLinearConv / QLinearMatMul (QdqToQLinear). Folded, the weight would
+// become float (4x the bytes) and the pattern would be gone. ONNX Runtime
+// keeps it too.
+bool IsQuantizedWeight(const GraphEditor& editor, const Node& n) {
+  if (n.domain != kOnnxDomain || n.op_type != "DequantizeLinear" || n.inputs.empty() || n.outputs.empty()) return false;
+  const Tensor* q = editor.Constant(n.inputs[0]);
+  if (q == nullptr || (q->dtype() != DataType::kInt8 && q->dtype() != DataType::kUInt8)) return false;
+  const std::vector<int> readers = editor.Consumers(n.outputs[0]);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const Node& c = editor.node(r);
+    if (c.domain != kOnnxDomain || (c.op_type != "Conv" && c.op_type != "MatMul" && c.op_type != "Gemm")) return false;
+  }
+  return true;
+}
+
 // Ops whose output can be much larger than their inputs. When shape
 // inference cannot size their output, the size is estimated here; ops
 // without an estimate are not folded then (computing first could exhaust
@@ -127,6 +145,7 @@ class ConstantFolding final : public GraphPass {
     if (!IsDeterministic(node) || GraphEditor::HasSubgraphs(node) || !ctx.AppliesTo(node)) return false;
     // Run time depends on a pattern's value (a hostile one can backtrack for ages).
     if (IsOp(node, "RegexFullMatch")) return false;
+    if (IsQuantizedWeight(editor, node)) return false;
     bool any_output = false;
     for (const auto& o : node.outputs) any_output |= !o.empty();
     if (!any_output) return false;

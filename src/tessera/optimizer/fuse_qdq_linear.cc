@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tessera/base/logging.h"
 #include "tessera/optimizer/fuse_util.h"
 #include "tessera/optimizer/fusion_passes.h"
 #include "tessera/optimizer/pass_util.h"
@@ -33,7 +34,8 @@ struct Dequantized {
   std::string q, scale, zero;  // zero may be ""
   const Tensor* scale_value = nullptr;
   const Tensor* zero_value = nullptr;
-  int64_t rank = 0;  // of q (and of the dequantized value)
+  int64_t rank = -1;  // of q (and of the dequantized value), -1 when unknown
+  DataType type = DataType::kUndefined;  // of q
 };
 
 std::optional<Dequantized> DequantizeOf(const FusionGraph& fg, const std::string& value, bool per_channel_ok,
@@ -53,11 +55,16 @@ std::optional<Dequantized> DequantizeOf(const FusionGraph& fg, const std::string
     d.zero_value = fg.Constant(d.zero);
     if (d.zero_value == nullptr || d.zero_value->numel() != d.scale_value->numel()) return std::nullopt;
   }
+  // q's type: the zero point's (ONNX makes them equal), else q's own when
+  // known (a value computed in the graph, such as a QuantizeLinear's
+  // output, has no static type here).
+  d.type = d.zero_value ? d.zero_value->dtype() : fg.ElemType(d.q);
+  if (!Int8Type(d.type)) return std::nullopt;
   const auto rank = fg.Rank(d.q);
-  if (!Int8Type(fg.ElemType(d.q)) || !rank) return std::nullopt;
-  d.rank = *rank;
+  d.rank = rank.value_or(-1);
   if (d.scale_value->numel() != 1) {
     int64_t axis = AttrInt(dn, "axis", 1);
+    if (!rank) return std::nullopt;
     if (axis < 0) axis += d.rank;
     if (!per_channel_ok || d.scale_value->rank() != 1 || axis != channel_axis) return std::nullopt;
   }
@@ -74,14 +81,14 @@ class QdqToQLinear final : public GraphPass {
     int fused = 0;
     for (int qi = 0; qi < static_cast<int>(fg.size()); ++qi) {
       if (!fg.Is(qi, "QuantizeLinear") || !fg.OnTarget(qi)) continue;
-      fused += FuseAt(fg, qi);
+      fused += FuseAt(fg, qi, ctx);
     }
     if (fused) fg.Commit();
     return fused;
   }
 
  private:
-  int FuseAt(FusionGraph& fg, int qi) const {
+  int FuseAt(FusionGraph& fg, int qi, const PassContext& ctx) const {
     const Node qn = fg.node(qi);
     if (qn.inputs.size() < 2 || AttrInt(qn, "saturate", 1) != 1 || AttrInt(qn, "block_size", 0) != 0) return 0;
     const Tensor* ys = fg.Constant(qn.inputs[1]);
@@ -105,21 +112,30 @@ class QdqToQLinear final : public GraphPass {
     const int pi = conv >= 0 ? conv : matmul;
     if (pi < 0 || !fg.OnTarget(pi)) return 0;
     const Node pn = fg.node(pi);
+    // A product between Q/DQ nodes: say why it stays float, or that it fused.
+    auto left = [&](const char* why) {
+      if (ctx.logger) TS_LOG(*ctx.logger, kVerbose, "QdqToQLinear: " << pn.Label() << " stays float: " << why);
+      return 0;
+    };
     // Activations per tensor; weights per output channel (Conv: axis 0 of
     // W; MatMul: axis 1 of a [K, N] B) or per tensor, and constant.
     auto x = DequantizeOf(fg, pn.inputs[0], false, 0);
     auto w = DequantizeOf(fg, pn.inputs[1], true, conv >= 0 ? 0 : 1);
-    if (!x || !w || !fg.Constant(w->q) || (matmul >= 0 && w->rank != 2)) return 0;
+    if (!x) return left("its input is no per-tensor int8/uint8 DequantizeLinear with constant parameters");
+    if (!w || !fg.Constant(w->q))
+      return left("its weight is no constant int8/uint8 DequantizeLinear, per tensor or per output channel");
+    if (matmul >= 0 && w->rank != 2) return left("the weight is not a matrix");
     for (const Dequantized* d : {&*x, &*w})
-      if (!d->zero.empty() && fg.ElemType(d->zero) != fg.ElemType(d->q)) return 0;
+      if (fg.ElemType(d->q) != DataType::kUndefined && fg.ElemType(d->q) != d->type)
+        return left("a zero point's type differs from its tensor's");
 
     Node q = MakeFusedNode(pn, conv >= 0 ? "QLinearConv" : "QLinearMatMul", qn.outputs[0]);
-    q.inputs = {x->q, x->scale, x->zero.empty() ? ZeroOf(fg, fg.ElemType(x->q)) : x->zero,
-                w->q, w->scale, w->zero.empty() ? ZeroOf(fg, fg.ElemType(w->q)) : w->zero,
+    q.inputs = {x->q, x->scale, x->zero.empty() ? ZeroOf(fg, x->type) : x->zero,
+                w->q, w->scale, w->zero.empty() ? ZeroOf(fg, w->type) : w->zero,
                 qn.inputs[1], yz_name.empty() ? ZeroOf(fg, DataType::kUInt8) : yz_name};
     if (conv >= 0 && pn.inputs.size() > 2 && !pn.inputs[2].empty()) {
       std::string bias = Int32Bias(fg, pn.inputs[2], *x->scale_value, *w->scale_value);
-      if (bias.empty()) return 0;
+      if (bias.empty()) return left("its bias is neither a float constant nor an int32 DequantizeLinear at xs * ws");
       q.inputs.push_back(bias);
     }
     if (conv >= 0) {
@@ -135,6 +151,7 @@ class QdqToQLinear final : public GraphPass {
     fg.Remove(pi);
     for (int d : dequantizers)
       if (fg.live(d) && fg.editor().UseCount(fg.node(d).outputs[0]) == 0) fg.Remove(d);
+    if (ctx.logger) TS_LOG(*ctx.logger, kVerbose, "QdqToQLinear: " << pn.Label() << " -> " << q.op_type);
     fg.Add(std::move(q));
     return 1;
   }

@@ -9,6 +9,7 @@ void AppendFusionPasses(std::vector<std::unique_ptr<GraphPass>>& passes) {
   // activation fusion last so it sees the Gelu nodes the Gelu fusion made.
   passes.push_back(MakeQdqPairRemoval());
   // Before the float fusions, which would fold the QDQ pattern's Conv + Relu.
+  passes.push_back(MakeQdqDataMovement());
   passes.push_back(MakeQdqToQLinear());
   passes.push_back(MakeConvBnFold());
   passes.push_back(MakeConvBiasFusion());

@@ -25,6 +25,7 @@ std::unique_ptr<GraphPass> MakeAttentionFusion();         // fuse_attention.cc
 std::unique_ptr<GraphPass> MakeTransposeMatMulFusion();   // fuse_transpose_matmul.cc
 std::unique_ptr<GraphPass> MakeActivationFusion();        // fuse_activation.cc
 std::unique_ptr<GraphPass> MakeQdqPairRemoval();          // fuse_qdq.cc
+std::unique_ptr<GraphPass> MakeQdqDataMovement();         // fuse_qdq_data_movement.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinear();            // fuse_qdq_linear.cc
 
 }  // namespace tessera

@@ -33,6 +33,29 @@ TEST(PoolTest, MaxPool2DFloatNanInfAndPadding) {
       .Run();
 }
 
+// 8-bit MaxPool (QDQ models' pools on the quantized values): the row-max
+// path against a hand-computed result, windows clipped by pads and
+// ceil_mode, the type's extremes.
+TEST(PoolTest, MaxPool2DEightBitWithPaddingAndCeil) {
+  // 1x1x3x5, kernel 3x3, stride 2, pads 1, ceil_mode: output 2x3.
+  OpTest("MaxPool", 12)
+      .Attr("kernel_shape", std::vector<int64_t>{3, 3})
+      .Attr("strides", std::vector<int64_t>{2, 2})
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .Attr("ceil_mode", int64_t{1})
+      .Input("x", T_<uint8_t>({0, 1, 2, 3, 4,
+                                255, 0, 7, 0, 9,
+                                10, 11, 0, 13, 0}, {1, 1, 3, 5}))
+      .Output("y", T_<uint8_t>({255, 7, 9,
+                                 255, 13, 13}, {1, 1, 2, 3}))
+      .Run();
+  OpTest("MaxPool", 12)
+      .Attr("kernel_shape", std::vector<int64_t>{2, 2})
+      .Input("x", T_<int8_t>({-128, -128, -5, -128, -128, -1, -128, 127, -128}, {1, 1, 3, 3}))
+      .Output("y", T_<int8_t>({-128, -1, 127, 127}, {1, 1, 2, 2}))
+      .Run();
+}
+
 TEST(PoolTest, MaxPoolStorageOrderColumnMajor) {
   OpTest("MaxPool", 12)
       .Attr("kernel_shape", std::vector<int64_t>{1, 2})

@@ -8,7 +8,9 @@
 
 #include "support/op_test.h"
 #include "tessera/base/half.h"
+#include "tessera/api/providers.h"
 #include "tessera/ir/float_formats.h"
+#include "tessera/runtime/session.h"
 
 namespace tessera::test {
 namespace {
@@ -49,6 +51,56 @@ TEST(QuantizeLinearTest, RoundsHalfToEvenAndSaturates) {
       .Input("zp", T_<int8_t>({0}, {}))
       .Output("y", T_<int8_t>({-128, 2, 127}, {3}))
       .Run();
+}
+
+// The per-tensor float <-> 8-bit paths (their own vectorized loops) give
+// exactly what the per-axis path gives with the same scale on every
+// channel: halves, NaN, infinities, values far past the range, both types.
+TEST(QuantizeLinearTest, PerTensorFastPathMatchesThePerAxisPath) {
+  const float s = 0.37f;
+  std::vector<float> x;
+  for (int i = -700; i <= 700; ++i) x.push_back(static_cast<float>(i) * 0.5f * s);  // many exact halves
+  for (float v : {NAN, INFINITY, -INFINITY, 3e9f, -3e9f, 1e-30f, -0.0f, 12345.678f}) x.push_back(v);
+  while (x.size() % 3) x.push_back(0.1f);
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
+    SCOPED_TRACE(DataTypeName(t));
+    Tensor zp_one(t, {}), zp_axis(t, {3});
+    const uint8_t z = t == DataType::kUInt8 ? 77 : static_cast<uint8_t>(static_cast<int8_t>(-9));
+    static_cast<uint8_t*>(zp_one.raw_data())[0] = z;
+    for (int i = 0; i < 3; ++i) static_cast<uint8_t*>(zp_axis.raw_data())[i] = z;
+    // Expected: the per-axis path on [n / 3, 3] with axis 1.
+    OpTest per_axis("QuantizeLinear", 21);
+    per_axis.Input("x", T_<float>(x, {n / 3, 3}))
+        .Input("s", T_<float>({s, s, s}, {3}))
+        .Input("zp", zp_axis)
+        .Attr("axis", int64_t{1})
+        .UncheckedOutput("y");
+    Model m = per_axis.BuildModel();
+    Session ref(std::move(m), SessionOptions(), MakeProviders({"cpu"}));
+    Feeds feeds{{"x", Value(T_<float>(x, {n / 3, 3}))}, {"s", Value(T_<float>({s, s, s}, {3}))}, {"zp", Value(zp_axis)}};
+    const Tensor want = ref.Run(feeds)[0].tensor();
+    OpTest("QuantizeLinear", 21)
+        .Input("x", T_<float>(x, {n / 3, 3}))
+        .Input("s", T_<float>({s}, {}))
+        .Input("zp", zp_one)
+        .Output("y", want)
+        .Tolerance(0, 0)
+        .Threads(2)
+        .Run();
+    // And back: DequantizeLinear of those bytes, per tensor against per axis.
+    OpTest dq_axis("DequantizeLinear", 21);
+    dq_axis.Input("q", want).Input("s", T_<float>({s, s, s}, {3})).Input("zp", zp_axis).Attr("axis", int64_t{1}).UncheckedOutput("y");
+    Session dref(dq_axis.BuildModel(), SessionOptions(), MakeProviders({"cpu"}));
+    const Tensor back = dref.Run({{"q", Value(want)}, {"s", Value(T_<float>({s, s, s}, {3}))}, {"zp", Value(zp_axis)}})[0].tensor();
+    OpTest("DequantizeLinear", 21)
+        .Input("q", want)
+        .Input("s", T_<float>({s}, {}))
+        .Input("zp", zp_one)
+        .Output("y", back)
+        .Tolerance(0, 0)
+        .Run();
+  }
 }
 
 TEST(QuantizeLinearTest, NoZeroPointDefaultsToUint8AndOutputDtype) {

@@ -67,5 +67,30 @@ TEST(SimdInt32, RequantizeRoundsHalvesToEvenAndSaturates) {
   });
 }
 
+TEST(SimdInt32, QuantizeAndDequantizeMatchTheScalarFormulas) {
+  const float s = 0.37f;
+  std::vector<float> x;
+  for (int i = -300; i <= 300; ++i) x.push_back(static_cast<float>(i) * 0.5f * s);
+  for (float v : {NAN, INFINITY, -INFINITY, 3e9f, -3e9f, -0.0f}) x.push_back(v);
+  test::OnEverySimdTarget([&] {
+    for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, static_cast<int64_t>(x.size())})
+      for (bool is_signed : {false, true}) {
+        const float zp = is_signed ? -9.f : 77.f, lo = is_signed ? -128.f : 0.f, hi = is_signed ? 127.f : 255.f;
+        std::vector<uint8_t> q(static_cast<size_t>(n));
+        QuantizeF32(x.data(), n, s, zp, is_signed, q.data());
+        std::vector<float> back(static_cast<size_t>(n));
+        DequantizeToF32(q.data(), is_signed, n, s, zp, back.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const float v = x[static_cast<size_t>(i)] / s;
+          const float want = std::isnan(v) ? zp : std::clamp(std::nearbyint(std::clamp(v, -4194304.f, 4194304.f)) + zp, lo, hi);
+          const float got = is_signed ? static_cast<float>(static_cast<int8_t>(q[static_cast<size_t>(i)]))
+                                      : static_cast<float>(q[static_cast<size_t>(i)]);
+          EXPECT_EQ(got, want) << i;
+          EXPECT_EQ(back[static_cast<size_t>(i)], (got - zp) * s) << i;
+        }
+      }
+  });
+}
+
 }  // namespace
 }  // namespace tessera::cpu

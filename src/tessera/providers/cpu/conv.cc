@@ -874,9 +874,9 @@ class QLinearConv final : public OpKernel {
     DataType yt = yz ? yz->dtype() : x.dtype();
     Tensor& y = ctx.allocate_output(0, yt, OutputShape(g));
     // The sums without bias: int32 from the int8 path, else doubles.
-    std::vector<int32_t> sums(static_cast<size_t>(y.numel()));
+    auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
     std::vector<double> acc;
-    if (!RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.data())) {
+    if (!RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.get())) {
       if (packed_)
         ctx.Fail("input of type ", DataTypeName(x.dtype()), " with x_zero_point ", xz ? xz->Describe() : "none",
                  " does not fit the packed int8 weights");
@@ -894,7 +894,7 @@ class QLinearConv final : public OpKernel {
       ParallelFor(ctx.thread_pool(), g.n * g.m, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t plane = p0; plane < p1; ++plane) {
           const size_t m = static_cast<size_t>(plane % g.m);
-          RequantizeRun(sums.data() + plane * out_size, out_size, static_cast<int32_t>(bias[m]), xs * ws[m] / ys, zy,
+          RequantizeRun(sums.get() + plane * out_size, out_size, static_cast<int32_t>(bias[m]), xs * ws[m] / ys, zy,
                         yt, static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(plane * out_size) * elem);
         }
       });

@@ -248,36 +248,56 @@ void DispatchPoolType(DataType dt, const KernelContext& ctx, T&& fn) {
 }
 
 // ---- MaxPool ---------------------------------------------------------------
-// 2-D float windows without dilation (the CNN case) are contiguous ranges:
-// plain loops without per-cell callbacks, and NaN tracked by a flag rather
-// than a branch, so the compiler can vectorize the row scans.
-void MaxPool2DFloat(const float* x, float* y, int64_t planes, const PoolGeometry& g, ThreadPool* pool) {
+// 2-D windows without dilation (the CNN case) are contiguous ranges: plain
+// loops without per-cell callbacks, so the compiler can vectorize the row
+// scans. Float tracks NaN by a flag rather than a branch; 8-bit integers
+// (QDQ models' pools, run on the quantized values) have none.
+template <typename T>
+void MaxPool2D(const T* x, T* y, int64_t planes, const PoolGeometry& g, ThreadPool* pool) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   ParallelFor(pool, planes, 1, [&](int64_t b, int64_t e) {
+    std::vector<T> colmax(std::is_floating_point_v<T> ? 0 : static_cast<size_t>(W));
     for (int64_t p = b; p < e; ++p) {
-      const float* xp = x + p * H * W;
-      float* yp = y + p * OH * OW;
+      const T* xp = x + p * H * W;
+      T* yp = y + p * OH * OW;
       for (int64_t oh = 0; oh < OH; ++oh) {
         const std::vector<int64_t>& rows = g.win[0][static_cast<size_t>(oh)];
+        if constexpr (!std::is_floating_point_v<T>) {
+          // Integers: the maximum over the window's rows, a whole row at a
+          // time (vectorized), then each window's columns from it.
+          std::fill(colmax.begin(), colmax.end(), std::numeric_limits<T>::lowest());
+          for (int64_t h : rows) {
+            const T* r = xp + h * W;
+            for (int64_t w = 0; w < W; ++w) colmax[static_cast<size_t>(w)] = std::max(colmax[static_cast<size_t>(w)], r[w]);
+          }
+        }
         for (int64_t ow = 0; ow < OW; ++ow) {
           const std::vector<int64_t>& cols = g.win[1][static_cast<size_t>(ow)];
-          float& out = yp[oh * OW + ow];
+          T& out = yp[oh * OW + ow];
           if (rows.empty() || cols.empty()) {
-            out = std::numeric_limits<float>::lowest();  // a window wholly in the padding
+            out = std::numeric_limits<T>::lowest();  // a window wholly in the padding
             continue;
           }
           const int64_t w0 = cols.front(), w1 = cols.back() + 1;
-          float best = -std::numeric_limits<float>::infinity();
-          bool nan = false;
-          for (int64_t h : rows) {
-            const float* r = xp + h * W;
-            for (int64_t w = w0; w < w1; ++w) {
-              float v = r[w];
-              best = v > best ? v : best;
-              nan |= v != v;
+          if constexpr (std::is_floating_point_v<T>) {
+            T best = -std::numeric_limits<T>::infinity();
+            bool nan = false;
+            for (int64_t h : rows) {
+              const T* r = xp + h * W;
+              for (int64_t w = w0; w < w1; ++w) {
+                T v = r[w];
+                best = v > best ? v : best;
+                nan |= v != v;
+              }
             }
+            out = nan ? std::numeric_limits<T>::quiet_NaN() : best;
+          } else {
+            // The window rows' column maxima, once per output row (below).
+            const T* m = colmax.data();
+            T best = std::numeric_limits<T>::lowest();
+            for (int64_t w = w0; w < w1; ++w) best = m[w] > best ? m[w] : best;
+            out = best;
           }
-          out = nan ? std::numeric_limits<float>::quiet_NaN() : best;
         }
       }
     }
@@ -299,10 +319,13 @@ class MaxPool final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, x.dtype(), os);
     bool want_idx = ctx.num_outputs() > 1 && ctx.output_requested(1);
     int64_t planes = x.dim(0) * x.dim(1);
-    if (!want_idx && g.rank == 2 && x.dtype() == DataType::kFloat && attrs_.dilations[0] == 1 &&
-        attrs_.dilations[1] == 1) {
-      MaxPool2DFloat(x.data<float>(), y.data<float>(), planes, g, ctx.thread_pool());
-      return;
+    if (!want_idx && g.rank == 2 && attrs_.dilations[0] == 1 && attrs_.dilations[1] == 1) {
+      switch (x.dtype()) {
+        case DataType::kFloat: return MaxPool2D(x.data<float>(), y.data<float>(), planes, g, ctx.thread_pool());
+        case DataType::kUInt8: return MaxPool2D(x.data<uint8_t>(), y.data<uint8_t>(), planes, g, ctx.thread_pool());
+        case DataType::kInt8: return MaxPool2D(x.data<int8_t>(), y.data<int8_t>(), planes, g, ctx.thread_pool());
+        default: break;
+      }
     }
     int64_t* idx = nullptr;
     if (want_idx) idx = ctx.allocate_output(1, DataType::kInt64, os).data<int64_t>();

@@ -11,6 +11,7 @@
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 
@@ -266,6 +267,22 @@ inline void WalkParams(const ParamLayout& L, int64_t b, int64_t e, Fn&& fn) {
 
 constexpr int64_t kChunk = 1 << 14;
 
+// The per-tensor float <-> 8-bit forms, as QDQ models write them around
+// every layer, on the SIMD kernels of simd_int32.h; bit for bit what the
+// general paths below compute.
+void QuantizePerTensor(ThreadPool* pool, const float* x, int64_t n, float s, float zp, bool out_signed, void* y) {
+  ParallelFor(pool, n, kChunk, [&](int64_t b, int64_t e) {
+    QuantizeF32(x + b, e - b, s, zp, out_signed, static_cast<uint8_t*>(y) + b);
+  });
+}
+
+void DequantizePerTensor(ThreadPool* pool, const void* x, bool in_signed, int64_t n, float s, float zp, float* y) {
+  ParallelFor(pool, n, kChunk, [&](int64_t b, int64_t e) {
+    DequantizeToF32(static_cast<const uint8_t*>(x) + b, in_signed, e - b, s, zp, y + b);
+  });
+}
+
+
 // ---- QuantizeLinear -----------------------------------------------------------
 class QuantizeLinear final : public OpKernel {
  public:
@@ -333,6 +350,12 @@ class QuantizeLinear final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, out_type, x.shape());
     const int64_t n = x.numel();
     if (n == 0) return;
+    if (np == 1 && xt == DataType::kFloat && prec == DataType::kFloat &&
+        (out_type == DataType::kUInt8 || out_type == DataType::kInt8)) {
+      const float s = static_cast<float>(sc[0]), z = static_cast<float>(zpv[0]);
+      QuantizePerTensor(ctx.thread_pool(), x.data<float>(), n, s, z, out_type == DataType::kInt8, y.raw_data());
+      return;
+    }
     if (IsSubByte(out_type)) std::memset(y.raw_data(), 0, y.nbytes());
     void* ybase = y.raw_data();
 
@@ -442,6 +465,11 @@ class DequantizeLinear final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, out_type, x.shape());
     const int64_t n = x.numel();
     if (n == 0) return;
+    if (np == 1 && out_type == DataType::kFloat && (xt == DataType::kUInt8 || xt == DataType::kInt8)) {
+      const float z = static_cast<float>(zpv[0]);
+      DequantizePerTensor(ctx.thread_pool(), x.raw_data(), xt == DataType::kInt8, n, sc[0], z, y.data<float>());
+      return;
+    }
     const void* xbase = x.raw_data();
 
     DispatchCodec(xt, true, ctx, [&](auto codec) {

@@ -59,6 +59,50 @@ void RequantizeU8(const int32_t* acc, int64_t n, int32_t add, double scale, cons
   Requantize(acc, n, add, scale, per_column, zero, out);
 }
 
+// y = saturate(round_half_even(x / s) + zp), NaN to the zero point; |x / s|
+// is clamped to 2^22 first (the result saturates past that anyway).
+template <typename T>
+void Quantize(const float* x, int64_t n, float s, float zp, T* y) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<T, decltype(df)> dt;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const float lo = std::is_signed_v<T> ? -128.f : 0.f, hi = std::is_signed_v<T> ? 127.f : 255.f;
+  const auto vs = hn::Set(df, s), vz = hn::Set(df, zp), vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
+  const auto limit = hn::Set(df, 4194304.f), zero = hn::Zero(df);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto q = hn::Div(hn::LoadU(df, x + i), vs);
+    q = hn::IfThenElse(hn::IsNaN(q), zero, hn::Min(hn::Max(q, hn::Neg(limit)), limit));
+    const auto r = hn::Min(hn::Max(hn::Round(q) + vz, vlo), vhi);
+    hn::StoreU(hn::DemoteTo(dt, hn::ConvertTo(di, r)), dt, y + i);
+  }
+  for (; i < n; ++i) {
+    float q = x[i] / s;
+    q = q == q ? std::min(4194304.f, std::max(-4194304.f, q)) : 0.f;
+    y[i] = static_cast<T>(std::min(hi, std::max(lo, std::nearbyint(q) + zp)));
+  }
+}
+
+// y = (x - zp) * s.
+template <typename T>
+void Dequantize(const T* x, int64_t n, float s, float zp, float* y) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<T, decltype(df)> dt;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto vs = hn::Set(df, s), vz = hn::Set(df, zp);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU((hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(dt, x + i))) - vz) * vs, df, y + i);
+  for (; i < n; ++i) y[i] = (static_cast<float>(x[i]) - zp) * s;
+}
+
+void QuantizeS8(const float* x, int64_t n, float s, float zp, int8_t* y) { Quantize(x, n, s, zp, y); }
+void QuantizeU8(const float* x, int64_t n, float s, float zp, uint8_t* y) { Quantize(x, n, s, zp, y); }
+void DequantizeS8(const int8_t* x, int64_t n, float s, float zp, float* y) { Dequantize(x, n, s, zp, y); }
+void DequantizeU8(const uint8_t* x, int64_t n, float s, float zp, float* y) { Dequantize(x, n, s, zp, y); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu::int32_detail
 HWY_AFTER_NAMESPACE();
@@ -69,6 +113,10 @@ namespace int32_detail {
 HWY_EXPORT(MulAdd);
 HWY_EXPORT(RequantizeS8);
 HWY_EXPORT(RequantizeU8);
+HWY_EXPORT(QuantizeS8);
+HWY_EXPORT(QuantizeU8);
+HWY_EXPORT(DequantizeS8);
+HWY_EXPORT(DequantizeU8);
 }  // namespace int32_detail
 using namespace int32_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
 
@@ -81,6 +129,18 @@ void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, con
   if (n <= 0) return;
   if (out_signed) HWY_DYNAMIC_DISPATCH(RequantizeS8)(acc, n, add, scale, per_column, zero, static_cast<int8_t*>(out));
   else HWY_DYNAMIC_DISPATCH(RequantizeU8)(acc, n, add, scale, per_column, zero, static_cast<uint8_t*>(out));
+}
+
+void QuantizeF32(const float* x, int64_t n, float scale, float zero, bool out_signed, void* y) {
+  if (n <= 0) return;
+  if (out_signed) HWY_DYNAMIC_DISPATCH(QuantizeS8)(x, n, scale, zero, static_cast<int8_t*>(y));
+  else HWY_DYNAMIC_DISPATCH(QuantizeU8)(x, n, scale, zero, static_cast<uint8_t*>(y));
+}
+
+void DequantizeToF32(const void* x, bool in_signed, int64_t n, float scale, float zero, float* y) {
+  if (n <= 0) return;
+  if (in_signed) HWY_DYNAMIC_DISPATCH(DequantizeS8)(static_cast<const int8_t*>(x), n, scale, zero, y);
+  else HWY_DYNAMIC_DISPATCH(DequantizeU8)(static_cast<const uint8_t*>(x), n, scale, zero, y);
 }
 
 }  // namespace tessera::cpu
