@@ -136,6 +136,19 @@ TEST(QuantizedMatMul, QLinearMatMulRequantizesPerColumn) {
     }
 }
 
+TEST(QuantizedMatMul, EmptyOperandsGiveEmptyOrZeroOutputs) {
+  OpTest("MatMulInteger", 10)
+      .Input("a", T_<uint8_t>({}, {2, 0}))
+      .ConstantInput("b", T_<int8_t>({}, {0, 3}))
+      .Output("y", T_<int32_t>({0, 0, 0, 0, 0, 0}, {2, 3}))
+      .Run();
+  OpTest("MatMulInteger", 10)
+      .Input("a", T_<uint8_t>({1, 2, 3, 4, 5, 6}, {2, 3}))
+      .ConstantInput("b", T_<int8_t>({}, {3, 0}))
+      .Output("y", T_<int32_t>({}, {2, 0}))
+      .Run();
+}
+
 TEST(QuantizedMatMul, ZeroPointOfAnotherTypeIsAnError) {
   OpTest("MatMulInteger", 10)
       .Input("a", T_<uint8_t>({1, 2, 3, 4}, {2, 2}))

@@ -10,11 +10,11 @@
 
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/conv_impl.h"
-#include "tessera/providers/cpu/int8_conv.h"
-#include "tessera/providers/cpu/requantize.h"
 #include "tessera/providers/cpu/families.h"
+#include "tessera/providers/cpu/int8_conv.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
+#include "tessera/providers/cpu/requantize.h"
 
 namespace tessera::cpu {
 

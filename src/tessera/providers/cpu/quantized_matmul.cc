@@ -178,14 +178,13 @@ std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_
   return packed ? std::make_shared<const Int8B>(std::move(*packed)) : nullptr;
 }
 
-// C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K] and B packed;
-// returns the output shape (numpy matmul's).
-Shape RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, std::vector<int32_t>& c) {
+// C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K] and B packed,
+// into c (numpy matmul's output shape, `out`, rows * n values).
+void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, const Shape& out, int32_t* c) {
   if (!IsInt8(a.dtype())) ctx.Fail("A has unsupported element type ", DataTypeName(a.dtype()));
   if (za && za->dtype() != a.dtype())
     ctx.Fail("a_zero_point has element type ", DataTypeName(za->dtype()), ", expected ", DataTypeName(a.dtype()));
-  MatMulPlan p = PlanMatMul(a.shape(), b.shape, ctx);
-  const int64_t k = b.shape[0], n = b.shape[1], rows = k > 0 ? a.numel() / k : SizeFromDim(p.out_shape, 0) / n;
+  const int64_t k = b.shape[0], n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
   std::vector<int32_t> z{0};
   if (za && za->numel() == 1) {
     z[0] = static_cast<int32_t>(QuantOrFloat(*za, 0));
@@ -195,10 +194,8 @@ Shape RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const I
     std::vector<double> zd = ExpandParam(za, a_rows, true, "a_zero_point", ctx);
     z.assign(zd.begin(), zd.end());
   }
-  c.resize(static_cast<size_t>(rows * n));
   Int8GemmS32Pooled(ctx.thread_pool(), rows, a.dtype() == DataType::kInt8, a.raw_data(), k,
-                    ZeroPoints{z.data(), z.size() > 1}, *b.packed, c.data(), n);
-  return p.out_shape;
+                    ZeroPoints{z.data(), z.size() > 1}, *b.packed, c, n);
 }
 
 // B of the node now: the one packed at creation, or input b_input packed
@@ -221,10 +218,8 @@ class MatMulInteger final : public OpKernel {
     CheckQuantType(a, "A", false, ctx);
     const Tensor* za = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     if (auto b = Int8BOf(ctx, packed_, 1, 3)) {
-      std::vector<int32_t> c;
-      Shape out = RunInt8Gemm(ctx, a, za, *b, c);
-      Tensor& y = ctx.allocate_output(0, DataType::kInt32, out);
-      std::copy(c.begin(), c.end(), y.data<int32_t>());
+      Tensor& y = ctx.allocate_output(0, DataType::kInt32, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
+      RunInt8Gemm(ctx, a, za, *b, y.shape(), y.data<int32_t>());
       return;
     }
     const Tensor& b = ctx.input(1);
@@ -310,9 +305,10 @@ class QLinearMatMul final : public OpKernel {
     const Tensor& b_scale = ctx.input(4);
     const Tensor& y_scale = ctx.input(6);
     const Tensor* y_zp = ctx.has_input(7) ? &ctx.input(7) : nullptr;
-    std::vector<int32_t> c;
-    const Shape out = RunInt8Gemm(ctx, a, a_zp, b, c);
-    const int64_t n = b.shape[1], rows = n > 0 ? static_cast<int64_t>(c.size()) / n : 0;
+    const Shape out = PlanMatMul(a.shape(), b.shape, ctx).out_shape;
+    const int64_t n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
+    std::vector<int32_t> c(static_cast<size_t>(rows * n));
+    RunInt8Gemm(ctx, a, a_zp, b, out, c.data());
     Shape a_rows = a.shape();
     a_rows.back() = 1;
     const std::vector<double> sa = ExpandParam(&a_scale, a_rows, true, "a_scale", ctx);
