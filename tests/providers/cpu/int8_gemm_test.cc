@@ -7,6 +7,7 @@
 #include "tessera/providers/cpu/int8_gemm.h"
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -54,7 +55,8 @@ struct Shape3 {
   int64_t m, n, k;
 };
 
-// Both AVX-512 kernels (with and without VNNI) where the CPU has VNNI.
+// Every AVX-512 form where the CPU has VNNI: pairs without it (0), pairs
+// with vpdpwssd (1), quads with vpdpbusd (2).
 class VnniChoices : public testing::TestWithParam<int> {
  protected:
   void SetUp() override { SetInt8GemmVnniForTest(GetParam()); }
@@ -90,8 +92,31 @@ TEST_P(VnniChoices, MatchesTheExactIntegerProductOnEveryTarget) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Int8Gemm, VnniChoices, testing::Values(0, 1),
-                         [](const testing::TestParamInfo<int>& p) { return p.param ? "Vnni" : "NoVnni"; });
+INSTANTIATE_TEST_SUITE_P(Int8Gemm, VnniChoices, testing::Values(0, 1, 2), [](const testing::TestParamInfo<int>& p) {
+  return p.param == 0 ? "NoVnni" : p.param == 1 ? "PairsVnni" : "QuadsVnni";
+});
+
+// B packed as quads under an AVX-512 VNNI target, run under every target
+// (the portable quad loop where VNNI is not dispatched).
+TEST(Int8Gemm, QuadsPackedUnderOneTargetRunUnderAnother) {
+  std::vector<int64_t> targets = test::SimdTargetsToTest();
+  std::unique_ptr<PackedInt8B> packed;
+  const int64_t m = 14, n = 35, k = 263;
+  const Operand a = Make(true, static_cast<size_t>(m * k), 8, true), b = Make(false, static_cast<size_t>(k * n), 9, true);
+  std::vector<int32_t> za(static_cast<size_t>(m)), zb = {250};
+  for (size_t i = 0; i < za.size(); ++i) za[i] = i % 2 ? 127 : -128;
+  {
+    test::ScopedSimdTarget best(targets.front());
+    packed = std::make_unique<PackedInt8B>(false, k, n, b.bytes.data(), n, ZeroPoints{zb.data(), false});
+  }
+  if (!packed->quads()) GTEST_SKIP() << "no AVX512_VNNI here: B was packed as pairs";
+  const std::vector<int32_t> want = Reference(m, n, k, a, za, b, zb);
+  test::OnEverySimdTarget([&] {
+    std::vector<int32_t> c(static_cast<size_t>(m * n), 3);
+    Int8GemmS32(m, 0, n, true, a.bytes.data(), k, {za.data(), true}, *packed, c.data(), n);
+    EXPECT_EQ(c, want);
+  });
+}
 
 TEST(Int8Gemm, VnniFollowsTheChoice) {
   SetInt8GemmVnniForTest(0);

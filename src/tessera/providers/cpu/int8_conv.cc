@@ -117,7 +117,9 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
     for (int64_t g = 0; g < s.group; ++g) {
       const uint8_t* plane = xb + (img * s.c + g * cg) * s.h * s.w;
       if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
-      const PackedInt8B b(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false});
+      // The image's columns, packed into storage this thread keeps between runs.
+      thread_local PackedInt8B b;
+      b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false});
       ZeroPoints rows = wz;
       if (rows.per_line) rows.values += g * mg;
       Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, y + (img * s.m + g * mg) * pixels,

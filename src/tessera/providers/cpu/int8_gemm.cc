@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "tessera/base/thread_pool.h"
+#include "tessera/providers/cpu/int8_gemm_quads.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tessera/providers/cpu/int8_gemm.cc"
@@ -36,8 +37,8 @@ inline int32_t ByteAt(bool is_signed, const void* base, int64_t i) {
   return is_signed ? static_cast<const int8_t*>(base)[i] : static_cast<const uint8_t*>(base)[i];
 }
 
-// Whether the AVX-512 kernels take the one-instruction pair multiply-add
-// (AVX512_VNNI's vpdpwssd): -1 follows the CPU, 0 and 1 force it (tests).
+// How AVX512_VNNI CPUs multiply (int8_gemm.h SetInt8GemmVnniForTest): -1
+// and 2 quads with vpdpbusd, 1 pairs with vpdpwssd, 0 no VNNI.
 inline int& VnniChoice() {
   static int choice = -1;
   return choice;
@@ -189,13 +190,16 @@ constexpr std::array<KernelFn, sizeof...(kIs)> VnniKernelTable(std::index_sequen
   return {VnniOrPlain<static_cast<int64_t>(kIs) + 1>()...};
 }
 
-bool UseVnni() {
+bool HasVnni() {
   static const bool has = __builtin_cpu_supports("avx512vnni");
-  return VnniChoice() < 0 ? has : VnniChoice() == 1 && has;
+  return has;
 }
 #else
-bool UseVnni() { return false; }
+bool HasVnni() { return false; }
 #endif
+// The pair kernels take vpdpwssd only when a test asks (choice 1): by
+// default VNNI CPUs pack quads for vpdpbusd instead.
+bool UseVnni() { return HasVnni() && VnniChoice() == 1; }
 
 void Gemm(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
           const PackedInt8B& b, int32_t* c, int64_t ldc) {
@@ -235,6 +239,7 @@ namespace tessera::cpu {
 namespace int8_gemm_detail {
 HWY_EXPORT(Gemm);
 HWY_EXPORT(UseVnni);
+HWY_EXPORT(HasVnni);
 }  // namespace int8_gemm_detail
 using namespace int8_gemm_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
 
@@ -269,8 +274,21 @@ void PackPairs(int64_t k, int64_t n, const T* b, int64_t ldb, ZeroPoints zero, i
 
 }  // namespace
 
-PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero)
-    : k_(k), n_(n), pairs_((k + 1) / 2) {
+// Whether products packed now take the quad form (int8_gemm_quads.h).
+bool PackQuads() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && (VnniChoice() < 0 || VnniChoice() == 2); }
+
+PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero) {
+  Repack(is_signed, k, n, b, ldb, zero);
+}
+
+void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero) {
+  k_ = k, n_ = n, pairs_ = (k + 1) / 2;
+  quads_ = PackQuads();
+  if (quads_) {
+    quads4_ = (k + 3) / 4;
+    int8_quads::Pack(is_signed, k, n, b, ldb, zero, quads4_, quad_, colsum_, zero_);
+    return;
+  }
   const int64_t panels = (n + kPanel - 1) / kPanel;
   data_.resize(static_cast<size_t>(panels * pairs_ * kPanel));  // every word is written below
   if (is_signed) {
@@ -287,10 +305,14 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc + j_begin, c + i * ldc + j_end, 0);
     return;
   }
+  if (b.quads()) {
+    // Packed under a VNNI target; a test may run it under another.
+    return int8_quads::Gemm(HWY_DYNAMIC_DISPATCH(HasVnni)(), m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
+  }
   HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
 }
 
-bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(UseVnni)(); }
+bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice() != 0; }
 
 void SetInt8GemmVnniForTest(int choice) { VnniChoice() = choice; }
 

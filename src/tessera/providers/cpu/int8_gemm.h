@@ -28,21 +28,42 @@ struct ZeroPoints {
 };
 
 // B [k, n] (row-major, ldb bytes between rows; int8 when is_signed, else
-// uint8) less its zero points, packed once into 16-column panels of int16
-// pairs. The layout is the same on every SIMD target.
+// uint8), packed once into 16-column panels in one of two forms, chosen
+// when it is packed:
+// - pairs: B less its zero points, as int16 pairs (the exact pair
+//   multiply-add on every target);
+// - quads: B as int8 (less 128 when uint8), four k-values a word, with its
+//   column sums, for AVX512_VNNI's u8 x s8 vpdpbusd (twice the
+//   multiply-adds of a pair instruction); the zero points are applied from
+//   row and column sums after the product, still exactly.
 class PackedInt8B {
  public:
   static constexpr int64_t kPanel = 16;
   PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero);
+  PackedInt8B() = default;
+  // Packs another B into this one's storage (a product's activations each
+  // run: no allocation, and no page faults, once it has grown).
+  void Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero);
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
-  // Panel p, k-pairs from q on: kPanel words a pair.
+  bool quads() const { return quads_; }
+  // Pairs: panel p, k-pairs from q on: kPanel words a pair.
   const int32_t* Panel(int64_t p, int64_t q) const { return data_.data() + (p * pairs_ + q) * kPanel; }
-  size_t bytes() const { return data_.size() * sizeof(int32_t); }
+  // Quads: panel p, k-quads from q on: kPanel * 4 bytes a quad.
+  const int8_t* QuadPanel(int64_t p, int64_t q) const { return quad_.data() + ((p * quads4_ + q) * kPanel) * 4; }
+  int64_t quad_steps() const { return quads4_; }
+  // Quads: per column, the sum over k of the stored values, and the zero
+  // point in their terms.
+  const int32_t* column_sums() const { return colsum_.data(); }
+  const int32_t* column_zeros() const { return zero_.data(); }
+  size_t bytes() const { return data_.size() * sizeof(int32_t) + quad_.size(); }
 
  private:
-  int64_t k_, n_, pairs_;
+  int64_t k_ = 0, n_ = 0, pairs_ = 0, quads4_ = 0;
+  bool quads_ = false;
   std::vector<int32_t> data_;
+  std::vector<int8_t> quad_;
+  std::vector<int32_t> colsum_, zero_;
 };
 
 // Columns [j_begin, j_end) of C [m, n] (ldc) from A [m, k] (lda bytes
@@ -56,11 +77,12 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
                        const PackedInt8B& b, int32_t* c, int64_t ldc);
 
-// Whether the kernel dispatch picks now multiplies with AVX512_VNNI's
-// vpdpwssd (an AVX-512 CPU that has it, under a cap that allows AVX-512).
+// Whether products packed now use AVX512_VNNI (an AVX-512 CPU that has it,
+// under a cap that allows AVX-512): quads with vpdpbusd by default.
 bool Int8GemmUsesVnni();
-// Tests: 0 keeps the AVX-512 kernels off VNNI, 1 or -1 lets them use it
-// where the CPU has it.
+// Tests: 0 keeps the AVX-512 kernels off VNNI (pairs, vpmaddwd), 1 takes
+// pairs with vpdpwssd, 2 or -1 (the default) quads with vpdpbusd, each
+// where the CPU has VNNI.
 void SetInt8GemmVnniForTest(int choice);
 
 }  // namespace tessera::cpu

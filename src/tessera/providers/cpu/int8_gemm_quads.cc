@@ -1,0 +1,245 @@
+// The quad form of the int8 GEMM. With A' = A as uint8 (int8 A plus 128)
+// and B' = B as int8 (uint8 B less 128), the zero points shift alike, and
+//   sum_k (a - za)(b - zb) = sum_k a'b' - zb' * sum_k a' - za' * sum_k b' + K za' zb',
+// an identity in wrapping 32-bit arithmetic too. vpdpbusd sums four u8 x
+// s8 products into int32 without saturating (each below 2^15), so the
+// result is exact, as the pair form's is.
+#include "tessera/providers/cpu/int8_gemm_quads.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define TESSERA_QUADS_X86 1
+#endif
+
+namespace tessera::cpu::int8_quads {
+
+namespace {
+
+constexpr int64_t kPanel = PackedInt8B::kPanel;
+constexpr int64_t kMr = 12;
+constexpr int64_t kMc = kMr * 16;
+constexpr int64_t kKcQuads = 64;  // 256 values of K per block
+
+inline uint32_t Add(uint32_t a, uint32_t b) { return a + b; }
+
+// A' rows [i0, i0 + mc), quads [q0, q0 + qc), as panels of kMr rows:
+// [panel][quad][kMr] words of four bytes, zero-padded past k and mc.
+void PackA(int64_t mc, int64_t i0, int64_t q0, int64_t qc, int64_t k, bool a_signed, const uint8_t* a, int64_t lda,
+           uint32_t* out) {
+  const uint8_t flip = a_signed ? 0x80 : 0x00;
+  for (int64_t ip = 0; ip < mc; ip += kMr) {
+    uint32_t* panel = out + (ip / kMr) * qc * kMr;
+    for (int64_t r = 0; r < kMr; ++r) {
+      if (ip + r >= mc) {
+        for (int64_t q = 0; q < qc; ++q) panel[q * kMr + r] = 0;
+        continue;
+      }
+      const uint8_t* row = a + (i0 + ip + r) * lda;
+      // Whole quads as one 4-byte load each; the last one may be partial.
+      const uint32_t flips = 0x01010101u * flip;
+      const int64_t whole = std::min(qc, (k - 4 * q0) / 4);
+      for (int64_t q = 0; q < whole; ++q) {
+        uint32_t w;
+        std::memcpy(&w, row + 4 * (q0 + q), sizeof(w));  // little-endian: byte t is k + t
+        panel[q * kMr + r] = w ^ flips;
+      }
+      for (int64_t q = std::max<int64_t>(whole, 0); q < qc; ++q) {
+        uint32_t w = 0;
+        for (int64_t t = 0; t < 4; ++t) {
+          const int64_t kk = 4 * (q0 + q) + t;
+          if (kk < k) w |= static_cast<uint32_t>(static_cast<uint8_t>(row[kk] ^ flip)) << (8 * t);
+        }
+        panel[q * kMr + r] = w;
+      }
+    }
+  }
+}
+
+// The zero-point terms of a tile, applied with its last k-block:
+// zb[j] * centered[i] + za[i] * colsum[j] is taken off each sum (16
+// entries each for the columns, padded with zeros past n).
+struct Correction {
+  const uint32_t* za = nullptr;        // per row: za'
+  const uint32_t* centered = nullptr;  // per row: sum_k a' - K za'
+  const int32_t* zb = nullptr;         // per column: zb'
+  const int32_t* colsum = nullptr;     // per column: sum_k b'
+};
+
+// Stores a kRows x cols tile, or adds it (later k-blocks), wrapping.
+template <int64_t kRows>
+void StoreTile(const int32_t* tile, bool accumulate, int32_t* c, int64_t ldc, int64_t cols) {
+  for (int64_t i = 0; i < kRows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      int32_t& out = c[i * ldc + j];
+      out = accumulate ? static_cast<int32_t>(Add(static_cast<uint32_t>(out), static_cast<uint32_t>(tile[i * kPanel + j])))
+                       : tile[i * kPanel + j];
+    }
+}
+
+#ifdef TESSERA_QUADS_X86
+template <int64_t kRows>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void KernelVnni(int64_t qc, const uint32_t* ap, const int8_t* bp,
+                                                                         bool accumulate, const Correction* last,
+                                                                         int32_t* c, int64_t ldc, int64_t cols) {
+  __m512i acc[kRows];
+  for (int64_t i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_si512();
+#pragma GCC unroll 2
+  for (int64_t q = 0; q < qc; ++q) {
+    const __m512i b = _mm512_loadu_si512(bp);
+#pragma GCC unroll 12
+    for (int64_t i = 0; i < kRows; ++i)
+      acc[i] = _mm512_dpbusd_epi32(acc[i], _mm512_set1_epi32(static_cast<int32_t>(ap[i])), b);
+    ap += kMr;
+    bp += kPanel * 4;
+  }
+  if (last != nullptr) {
+    const __m512i zb = _mm512_loadu_si512(last->zb), cs = _mm512_loadu_si512(last->colsum);
+    for (int64_t i = 0; i < kRows; ++i) {
+      const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(zb, _mm512_set1_epi32(static_cast<int32_t>(last->centered[i]))),
+                                         _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int32_t>(last->za[i])), cs));
+      acc[i] = _mm512_sub_epi32(acc[i], t);
+    }
+  }
+  alignas(64) int32_t tile[kRows * kPanel];
+  for (int64_t i = 0; i < kRows; ++i) _mm512_store_si512(tile + i * kPanel, acc[i]);
+  StoreTile<kRows>(tile, accumulate, c, ldc, cols);
+}
+#endif
+
+// The same products in portable code.
+template <int64_t kRows>
+void KernelPortable(int64_t qc, const uint32_t* ap, const int8_t* bp, bool accumulate, const Correction* last,
+                    int32_t* c, int64_t ldc, int64_t cols) {
+  int32_t tile[kRows * kPanel] = {};
+  for (int64_t q = 0; q < qc; ++q, ap += kMr, bp += kPanel * 4)
+    for (int64_t i = 0; i < kRows; ++i)
+      for (int64_t j = 0; j < kPanel; ++j) {
+        uint32_t s = static_cast<uint32_t>(tile[i * kPanel + j]);
+        for (int64_t t = 0; t < 4; ++t)
+          s += static_cast<uint32_t>(static_cast<int32_t>((ap[i] >> (8 * t)) & 0xff) * bp[j * 4 + t]);
+        tile[i * kPanel + j] = static_cast<int32_t>(s);
+      }
+  if (last != nullptr)
+    for (int64_t i = 0; i < kRows; ++i)
+      for (int64_t j = 0; j < kPanel; ++j)
+        tile[i * kPanel + j] = static_cast<int32_t>(static_cast<uint32_t>(tile[i * kPanel + j]) -
+                                                    static_cast<uint32_t>(last->zb[j]) * last->centered[i] -
+                                                    last->za[i] * static_cast<uint32_t>(last->colsum[j]));
+  StoreTile<kRows>(tile, accumulate, c, ldc, cols);
+}
+
+using KernelFn = void (*)(int64_t, const uint32_t*, const int8_t*, bool, const Correction*, int32_t*, int64_t, int64_t);
+
+template <bool kVnni, size_t... kIs>
+constexpr std::array<KernelFn, sizeof...(kIs)> Table(std::index_sequence<kIs...>) {
+#ifdef TESSERA_QUADS_X86
+  if constexpr (kVnni) return {&KernelVnni<static_cast<int64_t>(kIs) + 1>...};
+#endif
+  return {&KernelPortable<static_cast<int64_t>(kIs) + 1>...};
+}
+
+}  // namespace
+
+void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero, int64_t quad_steps,
+          std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros) {
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  // Every byte is written below (padding too), so a buffer reused from an
+  // earlier product needs no clearing.
+  quad.resize(static_cast<size_t>(panels * quad_steps * kPanel * 4));
+  // Column terms padded to whole panels (the kernel reads 16 at a time).
+  colsum.assign(static_cast<size_t>(panels * kPanel), 0);
+  zeros.assign(static_cast<size_t>(panels * kPanel), 0);
+  const auto* bytes = static_cast<const uint8_t*>(b);
+  const uint8_t flip = is_signed ? 0x00 : 0x80;
+  for (int64_t j = 0; j < n; ++j) zeros[static_cast<size_t>(j)] = zero.At(j) - (is_signed ? 0 : 128);
+  // Column sums of the stored values, row by row (vectorized by the compiler).
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const uint8_t* row = bytes + kk * ldb;
+    int32_t* cs = colsum.data();
+    for (int64_t j = 0; j < n; ++j) cs[j] += static_cast<int8_t>(row[j] ^ flip);
+  }
+  for (int64_t q = 0; q < quad_steps; ++q) {
+    const uint8_t* rows[4];
+    bool whole = true;
+    for (int64_t t = 0; t < 4; ++t) {
+      rows[t] = 4 * q + t < k ? bytes + (4 * q + t) * ldb : nullptr;
+      whole &= rows[t] != nullptr;
+    }
+    for (int64_t p = 0; p < panels; ++p) {
+      int8_t* out = quad.data() + ((p * quad_steps + q) * kPanel) * 4;
+      const int64_t j0 = p * kPanel;
+#ifdef TESSERA_QUADS_X86
+      if (whole && j0 + kPanel <= n) {
+        // A 4 x 16 byte transpose: each column's four k-values into one word.
+        const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+        __m128i r[4];
+        for (int t = 0; t < 4; ++t)
+          r[t] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[t] + j0)), f);
+        const __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]), hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+        const __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]), hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(lo01, lo23));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo01, lo23));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), _mm_unpacklo_epi16(hi01, hi23));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+        continue;
+      }
+#endif
+      for (int64_t j = 0; j < kPanel; ++j)
+        for (int64_t t = 0; t < 4; ++t)
+          out[j * 4 + t] = rows[t] != nullptr && j0 + j < n ? static_cast<int8_t>(rows[t][j0 + j] ^ flip) : 0;
+    }
+  }
+}
+
+void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
+          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc) {
+  static constexpr auto kPortable = Table<false>(std::make_index_sequence<kMr>());
+  static constexpr auto kVnni = Table<true>(std::make_index_sequence<kMr>());
+  const auto& kernels = vnni ? kVnni : kPortable;
+  const int64_t k = b.k(), steps = b.quad_steps();
+  const auto* ab = static_cast<const uint8_t*>(a);
+  // Per row: za' and sum_k a' - K za' (int8 A's bytes flip, adding 128).
+  thread_local std::vector<uint32_t> za, centered;
+  za.resize(static_cast<size_t>(m));
+  centered.resize(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    const uint8_t* row = ab + i * lda;
+    uint32_t ra = 0;
+    if (a_signed) {
+      for (int64_t kk = 0; kk < k; ++kk) ra += static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(row[kk])) + 128);
+    } else {
+      for (int64_t kk = 0; kk < k; ++kk) ra += row[kk];
+    }
+    za[static_cast<size_t>(i)] = static_cast<uint32_t>(a_zero.At(i) + (a_signed ? 128 : 0));
+    centered[static_cast<size_t>(i)] = ra - static_cast<uint32_t>(k) * za[static_cast<size_t>(i)];
+  }
+  thread_local std::unique_ptr<uint32_t[]> a_buf;
+  if (!a_buf) a_buf = std::make_unique<uint32_t[]>(static_cast<size_t>(kMc * kKcQuads));
+  for (int64_t q0 = 0; q0 < steps; q0 += kKcQuads) {
+    const int64_t qc = std::min(kKcQuads, steps - q0);
+    const bool last_block = q0 + qc >= steps;
+    for (int64_t i0 = 0; i0 < m; i0 += kMc) {
+      const int64_t mc = std::min(kMc, m - i0);
+      PackA(mc, i0, q0, qc, k, a_signed, ab, lda, a_buf.get());
+      for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanel) {
+        const int8_t* bp = b.QuadPanel(j0 / kPanel, q0);
+        for (int64_t ir = 0; ir < mc; ir += kMr) {
+          const int64_t rows = std::min(kMr, mc - ir);
+          const Correction corr{za.data() + i0 + ir, centered.data() + i0 + ir, b.column_zeros() + j0,
+                                b.column_sums() + j0};
+          kernels[static_cast<size_t>(rows - 1)](qc, a_buf.get() + (ir / kMr) * qc * kMr, bp, q0 > 0,
+                                                 last_block ? &corr : nullptr, c + (i0 + ir) * ldc + j0, ldc,
+                                                 std::min(kPanel, j_end - j0));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tessera::cpu::int8_quads

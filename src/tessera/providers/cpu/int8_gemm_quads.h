@@ -1,0 +1,26 @@
+// The quad form of the int8 GEMM (int8_gemm.h): B as int8, four k-values a
+// word, multiplied by A as uint8 with AVX512_VNNI's vpdpbusd, the zero
+// points applied afterwards from row and column sums. Internal to
+// int8_gemm.cc.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tessera/providers/cpu/int8_gemm.h"
+
+namespace tessera::cpu::int8_quads {
+
+// B [k, n] as panels of 16 columns x 4 k-values (bytes), uint8 stored less
+// 128 as int8; colsum[j] the sum of column j's stored values, zeros[j] its
+// zero point in their terms.
+void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero, int64_t quad_steps,
+          std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros);
+
+// Columns [j_begin, j_end) of C, as Int8GemmS32; `vnni` runs the vpdpbusd
+// kernel (the CPU has AVX512_VNNI), else a portable loop over the same
+// packed data (a target other than the one that packed, in tests).
+void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
+          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc);
+
+}  // namespace tessera::cpu::int8_quads
