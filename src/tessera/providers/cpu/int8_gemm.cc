@@ -37,8 +37,8 @@ inline int32_t ByteAt(bool is_signed, const void* base, int64_t i) {
   return is_signed ? static_cast<const int8_t*>(base)[i] : static_cast<const uint8_t*>(base)[i];
 }
 
-// How AVX512_VNNI CPUs multiply (int8_gemm.h SetInt8GemmVnniForTest): -1
-// and 2 quads with vpdpbusd, 1 pairs with vpdpwssd, 0 no VNNI.
+// Whether AVX512_VNNI CPUs pack quads for vpdpbusd (int8_gemm.h
+// SetInt8GemmVnniForTest): -1 follows the CPU, 0 keeps pairs.
 inline int& VnniChoice() {
   static int choice = -1;
   return choice;
@@ -146,50 +146,6 @@ constexpr std::array<KernelFn, sizeof...(kIs)> KernelTable(std::index_sequence<k
 }
 
 #if HWY_TARGET == HWY_AVX3
-// The AVX-512 kernel with vpdpwssd: the pair products and their sum into
-// the accumulator in one instruction, where the plain form needs vpmaddwd
-// and vpaddd. Same packed operands, same exact result (the non-saturating
-// form). Highway 1.0 has no op for it, hence the intrinsic.
-#define TESSERA_VNNI_TARGET __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx512vnni")))
-template <int64_t kRows>
-TESSERA_VNNI_TARGET HWY_NOINLINE void KernelRowsVnni(int64_t qc, const int32_t* HWY_RESTRICT ap,
-                                                     const int32_t* HWY_RESTRICT bp, bool accumulate, int32_t* c,
-                                                     int64_t ldc, int64_t cols) {
-  static_assert(kVecs == 1, "one 16-lane vector per tile row");
-  HWY_ALIGN int32_t tile[kRows * kPanel];
-  __m512i acc[kRows];
-  for (int64_t i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_si512();
-#pragma GCC unroll 2
-  for (int64_t q = 0; q < qc; ++q) {
-    const __m512i b = _mm512_loadu_si512(bp);
-#pragma GCC unroll 12
-    for (int64_t i = 0; i < kRows; ++i) acc[i] = _mm512_dpwssd_epi32(acc[i], _mm512_set1_epi32(ap[i]), b);
-    ap += kMr;
-    bp += kPanel;
-  }
-  for (int64_t i = 0; i < kRows; ++i) _mm512_store_si512(tile + i * kPanel, acc[i]);
-  for (int64_t i = 0; i < kRows; ++i)
-    for (int64_t j = 0; j < cols; ++j) {
-      int32_t& out = c[i * ldc + j];
-      out = accumulate ? static_cast<int32_t>(static_cast<uint32_t>(out) + static_cast<uint32_t>(tile[i * kPanel + j]))
-                       : tile[i * kPanel + j];
-    }
-}
-#undef TESSERA_VNNI_TARGET
-
-// Below 4 rows the plain kernel: vpdpwssd's 5-cycle latency on one or two
-// accumulator chains left 1x768x768 at 46 GOPS against 72.
-template <int64_t kRows>
-constexpr KernelFn VnniOrPlain() {
-  if constexpr (kRows < 4) return &KernelRows<kRows>;
-  else return &KernelRowsVnni<kRows>;
-}
-
-template <size_t... kIs>
-constexpr std::array<KernelFn, sizeof...(kIs)> VnniKernelTable(std::index_sequence<kIs...>) {
-  return {VnniOrPlain<static_cast<int64_t>(kIs) + 1>()...};
-}
-
 bool HasVnni() {
   static const bool has = __builtin_cpu_supports("avx512vnni");
   return has;
@@ -197,19 +153,10 @@ bool HasVnni() {
 #else
 bool HasVnni() { return false; }
 #endif
-// The pair kernels take vpdpwssd only when a test asks (choice 1): by
-// default VNNI CPUs pack quads for vpdpbusd instead.
-bool UseVnni() { return HasVnni() && VnniChoice() == 1; }
 
 void Gemm(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
           const PackedInt8B& b, int32_t* c, int64_t ldc) {
-  static constexpr std::array<KernelFn, kMr> kPlain = KernelTable(std::make_index_sequence<kMr>());
-#if HWY_TARGET == HWY_AVX3
-  static constexpr std::array<KernelFn, kMr> kVnni = VnniKernelTable(std::make_index_sequence<kMr>());
-  const std::array<KernelFn, kMr>& kByRows = UseVnni() ? kVnni : kPlain;
-#else
-  const std::array<KernelFn, kMr>& kByRows = kPlain;
-#endif
+  static constexpr std::array<KernelFn, kMr> kByRows = KernelTable(std::make_index_sequence<kMr>());
   thread_local hwy::AlignedFreeUniquePtr<int32_t[]> a_buf;
   if (!a_buf) a_buf = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kMc * kKcPairs));
   const int64_t k = b.k(), pairs = (k + 1) / 2;
@@ -238,7 +185,6 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace int8_gemm_detail {
 HWY_EXPORT(Gemm);
-HWY_EXPORT(UseVnni);
 HWY_EXPORT(HasVnni);
 }  // namespace int8_gemm_detail
 using namespace int8_gemm_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
@@ -275,7 +221,7 @@ void PackPairs(int64_t k, int64_t n, const T* b, int64_t ldb, ZeroPoints zero, i
 }  // namespace
 
 // Whether products packed now take the quad form (int8_gemm_quads.h).
-bool PackQuads() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && (VnniChoice() < 0 || VnniChoice() == 2); }
+bool PackQuads() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice() != 0; }
 
 PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero) {
   Repack(is_signed, k, n, b, ldb, zero);

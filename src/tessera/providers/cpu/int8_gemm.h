@@ -31,7 +31,7 @@ struct ZeroPoints {
 // uint8), packed once into 16-column panels in one of two forms, chosen
 // when it is packed:
 // - pairs: B less its zero points, as int16 pairs (the exact pair
-//   multiply-add on every target);
+//   multiply-add, vpmaddwd, on every target);
 // - quads: B as int8 (less 128 when uint8), four k-values a word, with its
 //   column sums, for AVX512_VNNI's u8 x s8 vpdpbusd (twice the
 //   multiply-adds of a pair instruction); the zero points are applied from
@@ -80,9 +80,8 @@ void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a
 // Whether products packed now use AVX512_VNNI (an AVX-512 CPU that has it,
 // under a cap that allows AVX-512): quads with vpdpbusd by default.
 bool Int8GemmUsesVnni();
-// Tests: 0 keeps the AVX-512 kernels off VNNI (pairs, vpmaddwd), 1 takes
-// pairs with vpdpwssd, 2 or -1 (the default) quads with vpdpbusd, each
-// where the CPU has VNNI.
+// Tests: 0 packs pairs (vpmaddwd) on every CPU; -1 (the default) packs
+// quads for vpdpbusd where the CPU has AVX512_VNNI.
 void SetInt8GemmVnniForTest(int choice);
 
 }  // namespace tessera::cpu
