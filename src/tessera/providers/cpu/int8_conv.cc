@@ -119,7 +119,7 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
       if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
       // The image's columns, packed into storage this thread keeps between runs.
       thread_local PackedInt8B b;
-      b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false});
+      b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool);
       ZeroPoints rows = wz;
       if (rows.per_line) rows.values += g * mg;
       Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, y + (img * s.m + g * mg) * pixels,

@@ -227,12 +227,13 @@ PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, in
   Repack(is_signed, k, n, b, ldb, zero);
 }
 
-void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero) {
+void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
+                         ThreadPool* pool) {
   k_ = k, n_ = n, pairs_ = (k + 1) / 2;
   quads_ = PackQuads();
   if (quads_) {
     quads4_ = (k + 3) / 4;
-    int8_quads::Pack(is_signed, k, n, b, ldb, zero, quads4_, quad_, colsum_, zero_);
+    int8_quads::Pack(is_signed, k, n, b, ldb, zero, quads4_, quad_, colsum_, zero_, pool);
     return;
   }
   const int64_t panels = (n + kPanel - 1) / kPanel;

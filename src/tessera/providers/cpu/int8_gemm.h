@@ -43,7 +43,9 @@ class PackedInt8B {
   PackedInt8B() = default;
   // Packs another B into this one's storage (a product's activations each
   // run: no allocation, and no page faults, once it has grown).
-  void Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero);
+  // Packing splits over `pool` when given (null: the calling thread).
+  void Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
+              ThreadPool* pool = nullptr);
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
   bool quads() const { return quads_; }

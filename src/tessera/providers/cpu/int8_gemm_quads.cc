@@ -12,6 +12,8 @@
 #include <memory>
 #include <utility>
 
+#include "tessera/base/thread_pool.h"
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define TESSERA_QUADS_X86 1
@@ -147,54 +149,59 @@ constexpr std::array<KernelFn, sizeof...(kIs)> Table(std::index_sequence<kIs...>
 }  // namespace
 
 void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero, int64_t quad_steps,
-          std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros) {
+          std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros, ThreadPool* pool) {
   const int64_t panels = (n + kPanel - 1) / kPanel;
   // Every byte is written below (padding too), so a buffer reused from an
-  // earlier product needs no clearing.
+  // earlier product needs no clearing. Column terms are padded to whole
+  // panels (the kernel reads 16 at a time).
   quad.resize(static_cast<size_t>(panels * quad_steps * kPanel * 4));
-  // Column terms padded to whole panels (the kernel reads 16 at a time).
   colsum.assign(static_cast<size_t>(panels * kPanel), 0);
   zeros.assign(static_cast<size_t>(panels * kPanel), 0);
   const auto* bytes = static_cast<const uint8_t*>(b);
   const uint8_t flip = is_signed ? 0x00 : 0x80;
   for (int64_t j = 0; j < n; ++j) zeros[static_cast<size_t>(j)] = zero.At(j) - (is_signed ? 0 : 128);
-  // Column sums of the stored values, row by row (vectorized by the compiler).
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const uint8_t* row = bytes + kk * ldb;
+  // Panels are independent: split them over the pool (a product's
+  // activations are packed on every run).
+  ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
+    const int64_t c0 = p0 * kPanel, c1 = std::min(n, p1 * kPanel);
+    // Column sums of the stored values, row by row (vectorized by the compiler).
     int32_t* cs = colsum.data();
-    for (int64_t j = 0; j < n; ++j) cs[j] += static_cast<int8_t>(row[j] ^ flip);
-  }
-  for (int64_t q = 0; q < quad_steps; ++q) {
-    const uint8_t* rows[4];
-    bool whole = true;
-    for (int64_t t = 0; t < 4; ++t) {
-      rows[t] = 4 * q + t < k ? bytes + (4 * q + t) * ldb : nullptr;
-      whole &= rows[t] != nullptr;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const uint8_t* row = bytes + kk * ldb;
+      for (int64_t j = c0; j < c1; ++j) cs[j] += static_cast<int8_t>(row[j] ^ flip);
     }
-    for (int64_t p = 0; p < panels; ++p) {
-      int8_t* out = quad.data() + ((p * quad_steps + q) * kPanel) * 4;
-      const int64_t j0 = p * kPanel;
-#ifdef TESSERA_QUADS_X86
-      if (whole && j0 + kPanel <= n) {
-        // A 4 x 16 byte transpose: each column's four k-values into one word.
-        const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
-        __m128i r[4];
-        for (int t = 0; t < 4; ++t)
-          r[t] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[t] + j0)), f);
-        const __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]), hi01 = _mm_unpackhi_epi8(r[0], r[1]);
-        const __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]), hi23 = _mm_unpackhi_epi8(r[2], r[3]);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(lo01, lo23));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo01, lo23));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), _mm_unpacklo_epi16(hi01, hi23));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), _mm_unpackhi_epi16(hi01, hi23));
-        continue;
+    for (int64_t q = 0; q < quad_steps; ++q) {
+      const uint8_t* rows[4];
+      bool whole = true;
+      for (int64_t t = 0; t < 4; ++t) {
+        rows[t] = 4 * q + t < k ? bytes + (4 * q + t) * ldb : nullptr;
+        whole &= rows[t] != nullptr;
       }
+      for (int64_t p = p0; p < p1; ++p) {
+        int8_t* out = quad.data() + ((p * quad_steps + q) * kPanel) * 4;
+        const int64_t j0 = p * kPanel;
+#ifdef TESSERA_QUADS_X86
+        if (whole && j0 + kPanel <= n) {
+          // A 4 x 16 byte transpose: each column's four k-values into one word.
+          const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+          __m128i r[4];
+          for (int t = 0; t < 4; ++t)
+            r[t] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[t] + j0)), f);
+          const __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]), hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+          const __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]), hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(lo01, lo23));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo01, lo23));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), _mm_unpacklo_epi16(hi01, hi23));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+          continue;
+        }
 #endif
-      for (int64_t j = 0; j < kPanel; ++j)
-        for (int64_t t = 0; t < 4; ++t)
-          out[j * 4 + t] = rows[t] != nullptr && j0 + j < n ? static_cast<int8_t>(rows[t][j0 + j] ^ flip) : 0;
+        for (int64_t j = 0; j < kPanel; ++j)
+          for (int64_t t = 0; t < 4; ++t)
+            out[j * 4 + t] = rows[t] != nullptr && j0 + j < n ? static_cast<int8_t>(rows[t][j0 + j] ^ flip) : 0;
+      }
     }
-  }
+  });
 }
 
 void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
