@@ -129,15 +129,17 @@ class QdqToQLinear final : public GraphPass {
       if (fg.ElemType(d->q) != DataType::kUndefined && fg.ElemType(d->q) != d->type)
         return left("a zero point's type differs from its tensor's");
 
+    // The bias first: it is the last check, and nothing is added before it.
+    std::string bias;
+    if (conv >= 0 && pn.inputs.size() > 2 && !pn.inputs[2].empty()) {
+      bias = Int32Bias(fg, pn.inputs[2], *x->scale_value, *w->scale_value);
+      if (bias.empty()) return left("its bias is neither a float constant nor an int32 DequantizeLinear at xs * ws");
+    }
     Node q = MakeFusedNode(pn, conv >= 0 ? "QLinearConv" : "QLinearMatMul", qn.outputs[0]);
     q.inputs = {x->q, x->scale, x->zero.empty() ? ZeroOf(fg, x->type) : x->zero,
                 w->q, w->scale, w->zero.empty() ? ZeroOf(fg, w->type) : w->zero,
                 qn.inputs[1], yz_name.empty() ? ZeroOf(fg, DataType::kUInt8) : yz_name};
-    if (conv >= 0 && pn.inputs.size() > 2 && !pn.inputs[2].empty()) {
-      std::string bias = Int32Bias(fg, pn.inputs[2], *x->scale_value, *w->scale_value);
-      if (bias.empty()) return left("its bias is neither a float constant nor an int32 DequantizeLinear at xs * ws");
-      q.inputs.push_back(bias);
-    }
+    if (!bias.empty()) q.inputs.push_back(bias);
     if (conv >= 0) {
       for (const Attribute& a : pn.attributes) q.attributes.push_back(a);
     }
