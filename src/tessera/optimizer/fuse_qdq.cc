@@ -11,13 +11,6 @@ namespace tessera {
 
 namespace {
 
-bool SameTensor(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
-  for (int64_t i = 0; i < a.numel(); ++i)
-    if (a.GetAsDouble(i) != b.GetAsDouble(i)) return false;
-  return true;
-}
-
 bool SmallInt(DataType t) {
   return t == DataType::kInt8 || t == DataType::kUInt8 || t == DataType::kInt16 || t == DataType::kUInt16;
 }
@@ -38,14 +31,14 @@ class QdqPairRemoval final : public GraphPass {
       if (qn.inputs.size() < 2 || dn.inputs.size() < 2) continue;
       const Tensor* s1 = fg.Constant(dn.inputs[1]);
       const Tensor* s2 = fg.Constant(qn.inputs[1]);
-      if (!s1 || !s2 || !SameTensor(*s1, *s2)) continue;
+      if (!s1 || !s2 || !SameValues(*s1, *s2)) continue;
       bool z1_given = dn.inputs.size() > 2 && !dn.inputs[2].empty();
       bool z2_given = qn.inputs.size() > 2 && !qn.inputs[2].empty();
       if (z1_given != z2_given) continue;
       if (z1_given) {
         const Tensor* z1 = fg.Constant(dn.inputs[2]);
         const Tensor* z2 = fg.Constant(qn.inputs[2]);
-        if (!z1 || !z2 || !SameTensor(*z1, *z2)) continue;
+        if (!z1 || !z2 || !SameValues(*z1, *z2)) continue;
       }
       // q's type: the zero point's, else DequantizeLinear's input's.
       DataType qt = z1_given ? fg.ElemType(dn.inputs[2]) : fg.ElemType(dn.inputs[0]);

@@ -22,10 +22,7 @@ bool SameConstant(const FusionGraph& fg, const std::string& a, const std::string
   if (a == b) return true;
   const Tensor* x = fg.Constant(a);
   const Tensor* y = fg.Constant(b);
-  if (!x || !y || x->dtype() != y->dtype() || x->shape() != y->shape()) return false;
-  for (int64_t i = 0; i < x->numel(); ++i)
-    if (x->GetAsDouble(i) != y->GetAsDouble(i)) return false;
-  return true;
+  return x && y && SameValues(*x, *y);
 }
 
 class QdqDataMovement final : public GraphPass {

@@ -150,4 +150,11 @@ Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
 
 bool IsFloatOrDouble(DataType t) { return t == DataType::kFloat || t == DataType::kDouble; }
 
+bool SameValues(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  for (int64_t i = 0; i < a.numel(); ++i)
+    if (a.GetAsDouble(i) != b.GetAsDouble(i)) return false;
+  return true;
+}
+
 }  // namespace tessera

@@ -95,4 +95,8 @@ Attribute IntsAttr(const std::string& name, std::vector<int64_t> v);
 // Element types the float fused kernels accept.
 bool IsFloatOrDouble(DataType t);
 
+// Whether two tensors hold the same type, shape and values (compared as
+// numbers: quantization scales and zero points, say).
+bool SameValues(const Tensor& a, const Tensor& b);
+
 }  // namespace tessera

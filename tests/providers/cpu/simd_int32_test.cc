@@ -67,6 +67,24 @@ TEST(SimdInt32, RequantizeRoundsHalvesToEvenAndSaturates) {
   });
 }
 
+TEST(SimdInt32, RequantizeGivesTheZeroPointForANaNScale) {
+  test::OnEverySimdTarget([] {
+    const std::vector<int32_t> acc = {0, 5, -7, 1000000, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+    const int64_t n = static_cast<int64_t>(acc.size());
+    std::vector<double> per(acc.size(), std::nan(""));
+    per[1] = 2.0;
+    per[2] = INFINITY;  // -7 * inf saturates; 0 * inf (NaN) would give the zero point
+    std::vector<uint8_t> u8(acc.size());
+    RequantizeI32(acc.data(), n, 0, std::nan(""), nullptr, 40, false, u8.data());
+    EXPECT_EQ(u8, std::vector<uint8_t>(acc.size(), 40));
+    RequantizeI32(acc.data(), n, 0, 0.0, per.data(), 40, false, u8.data());
+    EXPECT_EQ(u8[0], 40);
+    EXPECT_EQ(u8[1], 50);
+    EXPECT_EQ(u8[2], 0);
+    for (size_t i = 3; i < acc.size(); ++i) EXPECT_EQ(u8[i], 40) << i;
+  });
+}
+
 TEST(SimdInt32, QuantizeAndDequantizeMatchTheScalarFormulas) {
   const float s = 0.37f;
   std::vector<float> x;

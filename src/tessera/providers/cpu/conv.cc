@@ -14,7 +14,7 @@
 #include "tessera/providers/cpu/int8_conv.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
-#include "tessera/providers/cpu/requantize.h"
+#include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 
@@ -769,13 +769,8 @@ std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Te
 // are constants.
 std::shared_ptr<const Int8ConvWeights> PackConstantInt8Weights(const KernelInfo& info, size_t w_input, size_t zp_input,
                                                                int64_t group) {
-  const Tensor* w = info.constant_input(w_input);
-  if (w == nullptr) return nullptr;
-  const auto& inputs = info.node().inputs;
-  const bool has_zp = inputs.size() > zp_input && !inputs[zp_input].empty();
-  const Tensor* wz = has_zp ? info.constant_input(zp_input) : nullptr;
-  if (has_zp && wz == nullptr) return nullptr;
-  return PackInt8Weights(*w, wz, group);
+  const auto w = ConstantWithZeroPointOf(info, w_input, zp_input);
+  return w ? PackInt8Weights(*w->value, w->zero_point, group) : nullptr;
 }
 
 // The int32 sums of a 2-D convolution on the int8 path into y (NCHW), or
@@ -874,9 +869,14 @@ class QLinearConv final : public OpKernel {
     DataType yt = yz ? yz->dtype() : x.dtype();
     Tensor& y = ctx.allocate_output(0, yt, OutputShape(g));
     // The sums without bias: int32 from the int8 path, else doubles.
-    auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
+    // Kept between runs (no page faults each time). The pool's threads read
+    // it through this reference: a thread_local named in their loop would
+    // be their own.
+    thread_local std::vector<int32_t> kept_sums;
+    std::vector<int32_t>& sums = kept_sums;
+    sums.resize(static_cast<size_t>(y.numel()));
     std::vector<double> acc;
-    if (!RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.get())) {
+    if (!RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.data())) {
       if (packed_)
         ctx.Fail("input of type ", DataTypeName(x.dtype()), " with x_zero_point ", xz ? xz->Describe() : "none",
                  " does not fit the packed int8 weights");
@@ -894,8 +894,8 @@ class QLinearConv final : public OpKernel {
       ParallelFor(ctx.thread_pool(), g.n * g.m, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t plane = p0; plane < p1; ++plane) {
           const size_t m = static_cast<size_t>(plane % g.m);
-          RequantizeRun(sums.get() + plane * out_size, out_size, static_cast<int32_t>(bias[m]), xs * ws[m] / ys, zy,
-                        yt, static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(plane * out_size) * elem);
+          RequantizeI32(sums.data() + plane * out_size, out_size, static_cast<int32_t>(bias[m]), xs * ws[m] / ys, nullptr,
+                        zy, yt == DataType::kInt8, static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(plane * out_size) * elem);
         }
       });
       return;

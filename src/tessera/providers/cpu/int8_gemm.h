@@ -58,7 +58,6 @@ class PackedInt8B {
   // point in their terms.
   const int32_t* column_sums() const { return colsum_.data(); }
   const int32_t* column_zeros() const { return zero_.data(); }
-  size_t bytes() const { return data_.size() * sizeof(int32_t) + quad_.size(); }
 
  private:
   int64_t k_ = 0, n_ = 0, pairs_ = 0, quads4_ = 0;

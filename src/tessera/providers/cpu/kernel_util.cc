@@ -61,4 +61,14 @@ void CopyElements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_o
 }
 
 
+std::optional<ConstantWithZeroPoint> ConstantWithZeroPointOf(const KernelInfo& info, size_t input, size_t zp_input) {
+  const Tensor* value = info.constant_input(input);
+  if (value == nullptr) return std::nullopt;
+  const auto& inputs = info.node().inputs;
+  if (inputs.size() <= zp_input || inputs[zp_input].empty()) return ConstantWithZeroPoint{value, nullptr};
+  const Tensor* zp = info.constant_input(zp_input);
+  if (zp == nullptr) return std::nullopt;
+  return ConstantWithZeroPoint{value, zp};
+}
+
 }  // namespace tessera::cpu

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -198,5 +199,14 @@ void CopyElements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_o
 
 // Reads an int64/int32 tensor as a vector of int64 (shape-like inputs).
 std::vector<int64_t> ReadInts(const Tensor& t);
+
+// Input `input` when it is a constant, with its zero point (input
+// `zp_input`) when that is a constant too, or absent (null): the quantized
+// weights kernels pack at creation. Nullopt when either can vary.
+struct ConstantWithZeroPoint {
+  const Tensor* value;
+  const Tensor* zero_point;
+};
+std::optional<ConstantWithZeroPoint> ConstantWithZeroPointOf(const KernelInfo& info, size_t input, size_t zp_input);
 
 }  // namespace tessera::cpu

@@ -13,7 +13,7 @@
 #include "tessera/providers/cpu/int8_gemm.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_impl.h"
-#include "tessera/providers/cpu/requantize.h"
+#include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 namespace {
@@ -168,13 +168,9 @@ std::optional<Int8B> PackInt8B(const Tensor& b, const Tensor* zb) {
 // Input b_input packed once at kernel creation, when it and its zero point
 // (input zp_input, or none) are constants the int8 path takes; else null.
 std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_input, size_t zp_input) {
-  const Tensor* b = info.constant_input(b_input);
-  if (b == nullptr) return nullptr;
-  const auto& inputs = info.node().inputs;
-  const bool has_zp = inputs.size() > zp_input && !inputs[zp_input].empty();
-  const Tensor* zb = has_zp ? info.constant_input(zp_input) : nullptr;
-  if (has_zp && zb == nullptr) return nullptr;
-  auto packed = PackInt8B(*b, zb);
+  const auto b = ConstantWithZeroPointOf(info, b_input, zp_input);
+  if (!b) return nullptr;
+  auto packed = PackInt8B(*b->value, b->zero_point);
   return packed ? std::make_shared<const Int8B>(std::move(*packed)) : nullptr;
 }
 
@@ -307,7 +303,11 @@ class QLinearMatMul final : public OpKernel {
     const Tensor* y_zp = ctx.has_input(7) ? &ctx.input(7) : nullptr;
     const Shape out = PlanMatMul(a.shape(), b.shape, ctx).out_shape;
     const int64_t n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
-    std::vector<int32_t> c(static_cast<size_t>(rows * n));
+    // Kept between runs (no page faults each time); the pool's threads read
+    // it through this reference, not a thread_local of their own.
+    thread_local std::vector<int32_t> kept;
+    std::vector<int32_t>& c = kept;
+    c.resize(static_cast<size_t>(rows * n));
     RunInt8Gemm(ctx, a, a_zp, b, out, c.data());
     Shape a_rows = a.shape();
     a_rows.back() = 1;
@@ -317,13 +317,22 @@ class QLinearMatMul final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, yt, out);
     const size_t elem = yt == DataType::kInt8 ? sizeof(int8_t) : sizeof(uint8_t);
     const auto z = static_cast<int32_t>(yz);
+    // Per column sb / ys; per row times sa, once for all rows when a_scale
+    // is one value (the usual case).
+    std::vector<double> col(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) col[static_cast<size_t>(j)] = sb[static_cast<size_t>(j)] / ys;
+    const bool one_row_scale = std::all_of(sa.begin(), sa.end(), [&](double v) { return v == sa[0]; });
+    auto scale_row = [&](int64_t r, std::vector<double>& scale) {
+      for (int64_t j = 0; j < n; ++j) scale[static_cast<size_t>(j)] = sa[static_cast<size_t>(r)] * col[static_cast<size_t>(j)];
+    };
+    std::vector<double> shared(one_row_scale ? static_cast<size_t>(n) : 0);
+    if (one_row_scale && rows > 0) scale_row(0, shared);
     ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
-      std::vector<double> scale(static_cast<size_t>(n));
+      std::vector<double> own(one_row_scale ? 0 : static_cast<size_t>(n));
       for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t j = 0; j < n; ++j)
-          scale[static_cast<size_t>(j)] = sa[static_cast<size_t>(r)] * sb[static_cast<size_t>(j)] / ys;
-        RequantizeRunPerColumn(c.data() + r * n, n, scale.data(), z, yt,
-                               static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(r * n) * elem);
+        if (!one_row_scale) scale_row(r, own);
+        RequantizeI32(c.data() + r * n, n, 0, 0.0, one_row_scale ? shared.data() : own.data(), z, yt == DataType::kInt8,
+                      static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(r * n) * elem);
       }
     });
   }

@@ -27,7 +27,8 @@ void MulAdd(const int32_t* x, int32_t w, int32_t* acc, int64_t n) {
 
 // out[i] = saturate(round((acc[i] + add) * scale_i) + zero), scale_i =
 // per_column[i] or scale; in double, rounding half to even, so the result
-// is the scalar formula's bit for bit.
+// is the scalar formula's bit for bit. A NaN product gives the zero point,
+// as QuantizeLinear does.
 template <typename T>
 void Requantize(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
                 T* out) {
@@ -41,11 +42,13 @@ void Requantize(const int32_t* acc, int64_t n, int32_t add, double scale, const 
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     auto v = (hn::PromoteTo(dd, hn::LoadU(di, acc + i)) + vadd) * (per_column ? hn::LoadU(dd, per_column + i) : vs);
+    v = hn::IfThenZeroElse(hn::IsNaN(v), v);  // a NaN scale (or 0 * inf) gives the zero point
     v = hn::Min(hn::Max(hn::Round(v) + vz, vlo), vhi);
     hn::StoreU(hn::DemoteTo(dt, hn::DemoteTo(di, v)), dt, out + i);
   }
   for (; i < n; ++i) {
-    const double v = std::nearbyint((static_cast<double>(acc[i]) + add) * (per_column ? per_column[i] : scale)) + zero;
+    double v = (static_cast<double>(acc[i]) + add) * (per_column ? per_column[i] : scale);
+    v = std::nearbyint(std::isnan(v) ? 0.0 : v) + zero;
     out[i] = static_cast<T>(std::min(std::max(v, lo), hi));
   }
 }

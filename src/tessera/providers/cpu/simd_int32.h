@@ -11,7 +11,8 @@ void MulAddI32(const int32_t* x, int32_t w, int32_t* acc, int64_t n);
 
 // out[i] = saturate(round((acc[i] + add) * s) + zero) as int8 (out_signed)
 // or uint8, s = per_column[i] when given, else scale; in double, rounding
-// half to even. Scales must not be NaN (the caller maps those).
+// half to even: QLinearConv's and QLinearMatMul's last step. A NaN scale
+// gives the zero point, as QuantizeLinear does.
 void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
                    bool out_signed, void* out);
 
