@@ -111,15 +111,13 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
   const auto pad = static_cast<uint8_t>(static_cast<uint32_t>(x_zero) & 0xffu);
   const bool direct = s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_t == 0 && s.pad_l == 0 &&
                       s.oh == s.h && s.ow == s.w;
-  // Buffers this thread keeps between runs (a fresh one each run would
-  // fault its pages in again): the patches, and below their packed form.
-  thread_local std::vector<uint8_t> cols;
-  if (!direct) cols.resize(static_cast<size_t>(k * pixels));
+  std::vector<uint8_t> cols(direct ? 0 : static_cast<size_t>(k * pixels));
   const ZeroPoints wz = w.zero();
   for (int64_t img = 0; img < s.n; ++img)
     for (int64_t g = 0; g < s.group; ++g) {
       const uint8_t* plane = xb + (img * s.c + g * cg) * s.h * s.w;
       if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
+      // The image's columns, packed into storage this thread keeps between runs.
       thread_local PackedInt8B b;
       b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool);
       ZeroPoints rows = wz;

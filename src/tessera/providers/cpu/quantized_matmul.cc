@@ -303,12 +303,8 @@ class QLinearMatMul final : public OpKernel {
     const Tensor* y_zp = ctx.has_input(7) ? &ctx.input(7) : nullptr;
     const Shape out = PlanMatMul(a.shape(), b.shape, ctx).out_shape;
     const int64_t n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
-    // Kept between runs (no page faults each time); the pool's threads read
-    // it through this reference, not a thread_local of their own.
-    thread_local std::vector<int32_t> kept;
-    std::vector<int32_t>& c = kept;
-    c.resize(static_cast<size_t>(rows * n));
-    RunInt8Gemm(ctx, a, a_zp, b, out, c.data());
+    const auto c = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(rows * n));
+    RunInt8Gemm(ctx, a, a_zp, b, out, c.get());
     Shape a_rows = a.shape();
     a_rows.back() = 1;
     const std::vector<double> sa = ExpandParam(&a_scale, a_rows, true, "a_scale", ctx);
@@ -331,7 +327,7 @@ class QLinearMatMul final : public OpKernel {
       std::vector<double> own(one_row_scale ? 0 : static_cast<size_t>(n));
       for (int64_t r = r0; r < r1; ++r) {
         if (!one_row_scale) scale_row(r, own);
-        RequantizeI32(c.data() + r * n, n, 0, 0.0, one_row_scale ? shared.data() : own.data(), z, yt == DataType::kInt8,
+        RequantizeI32(c.get() + r * n, n, 0, 0.0, one_row_scale ? shared.data() : own.data(), z, yt == DataType::kInt8,
                       static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(r * n) * elem);
       }
     });
