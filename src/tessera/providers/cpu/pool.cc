@@ -9,6 +9,7 @@
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/simd_pool.h"
 
 namespace tessera::cpu {
 namespace {
@@ -248,57 +249,47 @@ void DispatchPoolType(DataType dt, const KernelContext& ctx, T&& fn) {
 }
 
 // ---- MaxPool ---------------------------------------------------------------
-// 2-D windows without dilation (the CNN case) are contiguous ranges: plain
-// loops without per-cell callbacks, so the compiler can vectorize the row
-// scans. Float tracks NaN by a flag rather than a branch; 8-bit integers
-// (QDQ models' pools, run on the quantized values) have none.
+// 2-D windows without dilation (the CNN case): per output row, the maximum
+// down the window's rows, into a row buffer whose padding columns hold the
+// type's lowest value (-inf for float), then a sliding maximum along it; both
+// are SIMD loops (simd_pool.h). A window wholly in the padding gives the
+// lowest finite value, as the generic path does.
+void MaxRows(const float* const* r, int64_t k, int64_t n, float* y) { MaxRowsF32(r, k, n, y); }
+void MaxRows(const uint8_t* const* r, int64_t k, int64_t n, uint8_t* y) { MaxRowsU8(r, k, n, y); }
+void MaxRows(const int8_t* const* r, int64_t k, int64_t n, int8_t* y) { MaxRowsI8(r, k, n, y); }
+void MaxSliding(const float* m, int64_t kw, int64_t s, int64_t outs, float* y) { MaxSlidingF32(m, kw, s, outs, y); }
+void MaxSliding(const uint8_t* m, int64_t kw, int64_t s, int64_t outs, uint8_t* y) { MaxSlidingU8(m, kw, s, outs, y); }
+void MaxSliding(const int8_t* m, int64_t kw, int64_t s, int64_t outs, int8_t* y) { MaxSlidingI8(m, kw, s, outs, y); }
+
 template <typename T>
-void MaxPool2D(const T* x, T* y, int64_t planes, const PoolGeometry& g, ThreadPool* pool) {
+void MaxPool2D(const T* x, T* y, int64_t planes, const PoolGeometry& g, int64_t kw, int64_t stride_w,
+               ThreadPool* pool) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t pb = g.pad_begin[1];
+  const size_t row_len =
+      static_cast<size_t>(std::max(pb + W, MaxSlidingReach(kw, stride_w, OW)));
+  constexpr T kPad = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  std::vector<int64_t> empty_cols;
+  for (int64_t ow = 0; ow < OW; ++ow)
+    if (g.win[1][static_cast<size_t>(ow)].empty()) empty_cols.push_back(ow);
   ParallelFor(pool, planes, 1, [&](int64_t b, int64_t e) {
-    std::vector<T> colmax(std::is_floating_point_v<T> ? 0 : static_cast<size_t>(W));
+    std::vector<T> row(row_len, kPad);
+    std::vector<const T*> rows;
     for (int64_t p = b; p < e; ++p) {
       const T* xp = x + p * H * W;
       T* yp = y + p * OH * OW;
       for (int64_t oh = 0; oh < OH; ++oh) {
-        const std::vector<int64_t>& rows = g.win[0][static_cast<size_t>(oh)];
-        if constexpr (!std::is_floating_point_v<T>) {
-          // Integers: the maximum over the window's rows, a whole row at a
-          // time (vectorized), then each window's columns from it.
-          std::fill(colmax.begin(), colmax.end(), std::numeric_limits<T>::lowest());
-          for (int64_t h : rows) {
-            const T* r = xp + h * W;
-            for (int64_t w = 0; w < W; ++w) colmax[static_cast<size_t>(w)] = std::max(colmax[static_cast<size_t>(w)], r[w]);
-          }
+        T* yr = yp + oh * OW;
+        const std::vector<int64_t>& hs = g.win[0][static_cast<size_t>(oh)];
+        if (hs.empty()) {
+          std::fill(yr, yr + OW, std::numeric_limits<T>::lowest());
+          continue;
         }
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const std::vector<int64_t>& cols = g.win[1][static_cast<size_t>(ow)];
-          T& out = yp[oh * OW + ow];
-          if (rows.empty() || cols.empty()) {
-            out = std::numeric_limits<T>::lowest();  // a window wholly in the padding
-            continue;
-          }
-          const int64_t w0 = cols.front(), w1 = cols.back() + 1;
-          if constexpr (std::is_floating_point_v<T>) {
-            T best = -std::numeric_limits<T>::infinity();
-            bool nan = false;
-            for (int64_t h : rows) {
-              const T* r = xp + h * W;
-              for (int64_t w = w0; w < w1; ++w) {
-                T v = r[w];
-                best = v > best ? v : best;
-                nan |= v != v;
-              }
-            }
-            out = nan ? std::numeric_limits<T>::quiet_NaN() : best;
-          } else {
-            // The window rows' column maxima, once per output row (below).
-            const T* m = colmax.data();
-            T best = std::numeric_limits<T>::lowest();
-            for (int64_t w = w0; w < w1; ++w) best = m[w] > best ? m[w] : best;
-            out = best;
-          }
-        }
+        rows.clear();
+        for (int64_t h : hs) rows.push_back(xp + h * W);
+        MaxRows(rows.data(), static_cast<int64_t>(rows.size()), W, row.data() + pb);
+        MaxSliding(row.data(), kw, stride_w, OW, yr);
+        for (int64_t ow : empty_cols) yr[ow] = std::numeric_limits<T>::lowest();
       }
     }
   });
@@ -320,10 +311,11 @@ class MaxPool final : public OpKernel {
     bool want_idx = ctx.num_outputs() > 1 && ctx.output_requested(1);
     int64_t planes = x.dim(0) * x.dim(1);
     if (!want_idx && g.rank == 2 && attrs_.dilations[0] == 1 && attrs_.dilations[1] == 1) {
+      const int64_t kw = attrs_.kernel[1], sw = attrs_.strides[1];
       switch (x.dtype()) {
-        case DataType::kFloat: return MaxPool2D(x.data<float>(), y.data<float>(), planes, g, ctx.thread_pool());
-        case DataType::kUInt8: return MaxPool2D(x.data<uint8_t>(), y.data<uint8_t>(), planes, g, ctx.thread_pool());
-        case DataType::kInt8: return MaxPool2D(x.data<int8_t>(), y.data<int8_t>(), planes, g, ctx.thread_pool());
+        case DataType::kFloat: return MaxPool2D(x.data<float>(), y.data<float>(), planes, g, kw, sw, ctx.thread_pool());
+        case DataType::kUInt8: return MaxPool2D(x.data<uint8_t>(), y.data<uint8_t>(), planes, g, kw, sw, ctx.thread_pool());
+        case DataType::kInt8: return MaxPool2D(x.data<int8_t>(), y.data<int8_t>(), planes, g, kw, sw, ctx.thread_pool());
         default: break;
       }
     }
