@@ -67,6 +67,42 @@ TEST(SimdInt32, RequantizeRoundsHalvesToEvenAndSaturates) {
   });
 }
 
+// One scale takes a float path that must still give the double formula's
+// result: values a hair from half steps (where float rounding alone would
+// flip them), sums that do not convert to float exactly, huge scales and
+// biases past 2^23, over lengths that leave vector tails.
+TEST(SimdInt32, RequantizeWithOneScaleMatchesTheDoubleFormulaNearHalfSteps) {
+  test::OnEverySimdTarget([] {
+    const double scales[] = {0.1, 1.0 / 3.0, 0.5 + 1e-9, 0.5 - 1e-9, 0.0123456789, 1e-5, 3e4, 1e31};
+    const int32_t adds[] = {0, 5, -9000000, 8388608};
+    for (int64_t n : {5, 16, 47, 1000}) {
+      std::vector<int32_t> acc(static_cast<size_t>(n));
+      uint32_t state = 12345u;
+      for (int64_t i = 0; i < n; ++i) {
+        state = state * 1664525u + 1013904223u;
+        int32_t v = static_cast<int32_t>(state >> 12) - (1 << 19);  // within 2^20
+        if (i % 5 == 1) v = 2 * (v % 600) + 1;                      // odd: halves at scale 0.5
+        if (i % 13 == 3) v = static_cast<int32_t>(state) | 0x40000000;  // past 2^23
+        acc[static_cast<size_t>(i)] = v;
+      }
+      for (double scale : scales)
+        for (int32_t add : adds) {
+          std::vector<int8_t> s8(static_cast<size_t>(n));
+          std::vector<uint8_t> u8(static_cast<size_t>(n));
+          RequantizeI32(acc.data(), n, add, scale, nullptr, -7, true, s8.data());
+          RequantizeI32(acc.data(), n, add, scale, nullptr, 128, false, u8.data());
+          for (int64_t i = 0; i < n; ++i) {
+            const int32_t a = acc[static_cast<size_t>(i)];
+            ASSERT_EQ(s8[static_cast<size_t>(i)], Expected<int8_t>(a, add, scale, -7))
+                << "acc " << a << " add " << add << " scale " << scale;
+            ASSERT_EQ(u8[static_cast<size_t>(i)], Expected<uint8_t>(a, add, scale, 128))
+                << "acc " << a << " add " << add << " scale " << scale;
+          }
+        }
+    }
+  });
+}
+
 TEST(SimdInt32, RequantizeGivesTheZeroPointForANaNScale) {
   test::OnEverySimdTarget([] {
     const std::vector<int32_t> acc = {0, 5, -7, 1000000, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};

@@ -108,9 +108,15 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void KernelVnni(int64_t q
       acc[i] = _mm512_sub_epi32(acc[i], t);
     }
   }
-  alignas(64) int32_t tile[kRows * kPanel];
-  for (int64_t i = 0; i < kRows; ++i) _mm512_store_si512(tile + i * kPanel, acc[i]);
-  StoreTile<kRows>(tile, accumulate, c, ldc, cols);
+  // Straight from the registers: a masked store for a partial panel, and
+  // the earlier k-blocks' sums added (wrapping) when accumulating.
+  const __mmask16 mask = cols >= kPanel ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << cols) - 1u);
+  for (int64_t i = 0; i < kRows; ++i) {
+    int32_t* row = c + i * ldc;
+    __m512i v = acc[i];
+    if (accumulate) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(mask, row));
+    _mm512_mask_storeu_epi32(row, mask, v);
+  }
 }
 #endif
 
