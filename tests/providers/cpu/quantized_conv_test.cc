@@ -3,12 +3,14 @@
 // ends, per-channel weight zero points and scales, padding (which must add
 // nothing: it holds the input's zero point), stride, dilation, two groups,
 // two images, bias; each against a direct integer convolution.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "support/op_test.h"
+#include "tessera/providers/cpu/int8_gemm.h"
 
 namespace tessera::test {
 namespace {
@@ -111,50 +113,77 @@ TEST(QuantizedConv, DepthwiseConvIntegerIsExact) {
     }
 }
 
-// y = saturate(round((sum + bias) * xs * ws[m] / ys) + yz).
-TEST(QuantizedConv, QLinearConvRequantizesPerChannel) {
-  const Geometry g;
+// y = saturate(round((sum + bias) * xs * ws[m] / ys) + yz), requantized
+// in the GEMM's store (int8_gemm.h): K within one k-block and past it (the
+// earlier blocks' sums kept in the scratch), depthwise, int8 and uint8
+// outputs, on both packed forms of the activations (quads, then pairs, on a
+// VNNI CPU), at 1 and 2 threads.
+template <typename Y>
+void CheckQLinearConv(const Geometry& g, bool constant_w, int threads) {
   const auto x = RandomBytes<uint8_t>(g.n * g.c * g.h * g.w, 3);
   const auto w = RandomBytes<int8_t>(g.m * (g.c / g.group) * g.k * g.k, 4);
   const uint8_t xz = 120;
   std::vector<int8_t> wz(static_cast<size_t>(g.m), 0);
   std::vector<float> ws(static_cast<size_t>(g.m));
   std::vector<int32_t> bias(static_cast<size_t>(g.m));
+  const double k = static_cast<double>(g.c / g.group * g.k * g.k);
   for (int64_t m = 0; m < g.m; ++m) {
-    ws[static_cast<size_t>(m)] = 0.001f * static_cast<float>(m + 1);
+    // Scales that spread the sums over the output's range and past it.
+    ws[static_cast<size_t>(m)] = static_cast<float>(0.03 * static_cast<double>(m + 1) / k);
     bias[static_cast<size_t>(m)] = static_cast<int32_t>(m * 997 - 4000);
   }
   const float xs = 0.02f, ys = 0.05f;
-  const uint8_t yz = 128;
+  const Y yz = static_cast<Y>(std::is_signed_v<Y> ? -3 : 128);
+  const double lo = std::is_signed_v<Y> ? -128.0 : 0.0, hi = std::is_signed_v<Y> ? 127.0 : 255.0;
   const auto sums = DirectSums(g, x, xz, w, std::vector<int32_t>(wz.begin(), wz.end()));
   const int64_t plane = g.oh() * g.ow();
-  std::vector<uint8_t> want(sums.size());
-  int saturated = 0;
+  std::vector<Y> want(sums.size());
+  int saturated = 0, inside = 0;
   for (size_t i = 0; i < sums.size(); ++i) {
     const size_t m = static_cast<size_t>((static_cast<int64_t>(i) / plane) % g.m);
     const double v = std::nearbyint(static_cast<double>(sums[i] + bias[m]) * xs * ws[m] / ys) + yz;
-    saturated += v < 0 || v > 255;
-    want[i] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
+    saturated += v < lo || v > hi;
+    inside += v > lo && v < hi;
+    want[i] = static_cast<Y>(std::clamp(v, lo, hi));
   }
   EXPECT_GT(saturated, 0) << "the data reaches the output's saturation";
-  for (bool constant_w : {true, false}) {
-    OpTest t("QLinearConv", 10);
-    t.Input("x", T_<uint8_t>(x, {g.n, g.c, g.h, g.w}))
-        .ConstantInput("x_scale", T_<float>({xs}, {}))
-        .ConstantInput("x_zero_point", T_<uint8_t>({xz}, {}));
-    Weights<int8_t>(t, "w", T_<int8_t>(w, {g.m, g.c / g.group, g.k, g.k}), constant_w);
-    t.ConstantInput("w_scale", T_<float>(ws, {g.m}))
-        .ConstantInput("w_zero_point", T_<int8_t>(wz, {g.m}))
-        .ConstantInput("y_scale", T_<float>({ys}, {}))
-        .ConstantInput("y_zero_point", T_<uint8_t>({yz}, {}))
-        .ConstantInput("B", T_<int32_t>(bias, {g.m}))
-        .Attr("group", g.group)
-        .Attr("strides", std::vector<int64_t>{g.stride, g.stride})
-        .Attr("pads", std::vector<int64_t>{g.pad, g.pad, g.pad, g.pad})
-        .Output("y", T_<uint8_t>(want, {g.n, g.m, g.oh(), g.ow()}))
-        .Threads(2)
-        .Run();
+  EXPECT_GT(inside, saturated / 4) << "most of the data lies inside the output's range";
+  OpTest t("QLinearConv", 10);
+  t.Input("x", T_<uint8_t>(x, {g.n, g.c, g.h, g.w}))
+      .ConstantInput("x_scale", T_<float>({xs}, {}))
+      .ConstantInput("x_zero_point", T_<uint8_t>({xz}, {}));
+  Weights<int8_t>(t, "w", T_<int8_t>(w, {g.m, g.c / g.group, g.k, g.k}), constant_w);
+  t.ConstantInput("w_scale", T_<float>(ws, {g.m}))
+      .ConstantInput("w_zero_point", T_<int8_t>(wz, {g.m}))
+      .ConstantInput("y_scale", T_<float>({ys}, {}))
+      .ConstantInput("y_zero_point", T_<Y>({yz}, {}))
+      .ConstantInput("B", T_<int32_t>(bias, {g.m}))
+      .Attr("group", g.group)
+      .Attr("strides", std::vector<int64_t>{g.stride, g.stride})
+      .Attr("pads", std::vector<int64_t>{g.pad, g.pad, g.pad, g.pad})
+      .Output("y", T_<Y>(want, {g.n, g.m, g.oh(), g.ow()}))
+      .Threads(threads)
+      .Run();
+}
+
+TEST(QuantizedConv, QLinearConvRequantizesPerChannel) {
+  Geometry deep;  // K = 576: three k-blocks of the quad kernel
+  deep.n = 1, deep.c = 64, deep.group = 1, deep.m = 20, deep.h = 7, deep.w = 6, deep.stride = 1;
+  Geometry depthwise;
+  depthwise.c = depthwise.m = depthwise.group = 8;
+  for (int vnni : {-1, 0}) {
+    cpu::SetInt8GemmVnniForTest(vnni);
+    for (const Geometry& g : {Geometry{}, deep, depthwise})
+      for (bool constant_w : {true, false})
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(testing::Message() << "K " << g.c / g.group * g.k * g.k << ", group " << g.group
+                                          << (constant_w ? ", constant w" : ", w fed") << ", " << threads
+                                          << " threads" << (vnni ? "" : ", pairs"));
+          CheckQLinearConv<uint8_t>(g, constant_w, threads);
+          CheckQLinearConv<int8_t>(g, constant_w, threads);
+        }
   }
+  cpu::SetInt8GemmVnniForTest(-1);
 }
 
 }  // namespace

@@ -774,9 +774,11 @@ std::shared_ptr<const Int8ConvWeights> PackConstantInt8Weights(const KernelInfo&
 }
 
 // The int32 sums of a 2-D convolution on the int8 path into y (NCHW), or
-// false when that path does not take this call.
+// with `requant` its requantized bytes (y then scratch); false when that
+// path does not take this call.
 bool RunInt8Conv(KernelContext& ctx, const ConvGeom& g, const Tensor& x, const Tensor* xz,
-                 const std::shared_ptr<const Int8ConvWeights>& constant, size_t w_input, size_t zp_input, int32_t* y) {
+                 const std::shared_ptr<const Int8ConvWeights>& constant, size_t w_input, size_t zp_input, int32_t* y,
+                 const Int8Requant* requant = nullptr) {
   if (g.nsp() != 2 || !IsQ8(x.dtype())) return false;
   std::shared_ptr<const Int8ConvWeights> w = constant;
   if (!w) w = PackInt8Weights(ctx.input(w_input), ctx.has_input(zp_input) ? &ctx.input(zp_input) : nullptr, g.group);
@@ -787,7 +789,7 @@ bool RunInt8Conv(KernelContext& ctx, const ConvGeom& g, const Tensor& x, const T
   s.group = g.group, s.oh = g.out[0], s.ow = g.out[1], s.stride_h = g.stride[0], s.stride_w = g.stride[1];
   s.dil_h = g.dil[0], s.dil_w = g.dil[1], s.pad_t = g.pad[0], s.pad_l = g.pad[1];
   Int8Conv2D(ctx.thread_pool(), s, x.dtype() == DataType::kInt8, x.raw_data(),
-             xz ? static_cast<int32_t>(Q8Value(*xz, 0)) : 0, *w, y);
+             xz ? static_cast<int32_t>(Q8Value(*xz, 0)) : 0, *w, y, requant);
   return true;
 }
 
@@ -868,35 +870,36 @@ class QLinearConv final : public OpKernel {
     }
     DataType yt = yz ? yz->dtype() : x.dtype();
     Tensor& y = ctx.allocate_output(0, yt, OutputShape(g));
-    // The sums without bias: int32 from the int8 path, else doubles.
-    // Uninitialized: the int8 path writes every value. (A buffer kept
-    // between runs measured slower at 2 threads: squeezenet QDQ 8.9 -> 10.2 ms.)
-    const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
-    std::vector<double> acc;
-    if (!RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.get())) {
-      if (packed_)
-        ctx.Fail("input of type ", DataTypeName(x.dtype()), " with x_zero_point ", xz ? xz->Describe() : "none",
-                 " does not fit the packed int8 weights");
-      const Tensor& w = ctx.input(3);
-      std::vector<double> xd, wd;
-      CenterQuantized(x, xz, w, ctx.has_input(5) ? &ctx.input(5) : nullptr, g.m, xd, wd, ctx);
-      acc.resize(static_cast<size_t>(y.numel()));
-      ConvForward<double>(g, xd.data(), wd.data(), nullptr, acc.data(), ctx.thread_pool());
-    }
     const double xs = ScalarAsDouble(x_scale, 0), ys = ScalarAsDouble(y_scale, 0);
     const int32_t zy = yz ? static_cast<int32_t>(Q8Value(*yz, 0)) : 0;
-    const int64_t out_size = g.out_size();
-    const size_t elem = yt == DataType::kInt8 ? sizeof(int8_t) : sizeof(uint8_t);
-    if (acc.empty()) {
-      ParallelFor(ctx.thread_pool(), g.n * g.m, 1, [&](int64_t p0, int64_t p1) {
-        for (int64_t plane = p0; plane < p1; ++plane) {
-          const size_t m = static_cast<size_t>(plane % g.m);
-          RequantizeI32(sums.get() + plane * out_size, out_size, static_cast<int32_t>(bias[m]), xs * ws[m] / ys, nullptr,
-                        zy, yt == DataType::kInt8, static_cast<uint8_t*>(y.raw_data()) + static_cast<size_t>(plane * out_size) * elem);
-        }
-      });
-      return;
+    // The int8 path requantizes as it stores (int8_conv.h), per output
+    // channel; the sums buffer is its scratch, untouched (never paged in)
+    // where the kernel fuses. A buffer kept between runs measured slower at
+    // 2 threads: squeezenet QDQ 8.9 -> 10.2 ms.
+    std::vector<double> scales(static_cast<size_t>(g.m));
+    std::vector<int32_t> bias32(static_cast<size_t>(g.m));
+    for (size_t i = 0; i < scales.size(); ++i) {
+      scales[i] = xs * ws[i] / ys;
+      bias32[i] = static_cast<int32_t>(bias[i]);
     }
+    Int8Requant rq;
+    rq.bias = bias32.data();
+    rq.scale = scales.data();
+    rq.zero = zy;
+    rq.out_signed = yt == DataType::kInt8;
+    rq.out = static_cast<uint8_t*>(y.raw_data());
+    const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
+    if (RunInt8Conv(ctx, g, x, xz, packed_, 3, 5, sums.get(), &rq)) return;
+    if (packed_)
+      ctx.Fail("input of type ", DataTypeName(x.dtype()), " with x_zero_point ", xz ? xz->Describe() : "none",
+               " does not fit the packed int8 weights");
+    // The reference: the sums in double.
+    const Tensor& w = ctx.input(3);
+    std::vector<double> xd, wd;
+    CenterQuantized(x, xz, w, ctx.has_input(5) ? &ctx.input(5) : nullptr, g.m, xd, wd, ctx);
+    std::vector<double> acc(static_cast<size_t>(y.numel()));
+    ConvForward<double>(g, xd.data(), wd.data(), nullptr, acc.data(), ctx.thread_pool());
+    const int64_t out_size = g.out_size();
     const double lo = yt == DataType::kInt8 ? -128.0 : 0.0, hi = yt == DataType::kInt8 ? 127.0 : 255.0;
     ParallelFor(ctx.thread_pool(), g.n * g.m, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t plane = p0; plane < p1; ++plane) {

@@ -56,7 +56,7 @@ void Im2Col(const Conv2DShape& s, const uint8_t* plane, int64_t channels, uint8_
 // A depthwise convolution (one input and one output channel a group):
 // per plane, each tap's centered products added into a row of int32 sums.
 void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint8_t* x, int32_t x_zero,
-               const Int8ConvWeights& w, int32_t* y) {
+               const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant) {
   const int64_t taps = s.kh * s.kw, pixels = s.oh * s.ow;
   const ZeroPoints wz = w.zero();
   ParallelFor(pool, s.n * s.c, 1, [&](int64_t p0, int64_t p1) {
@@ -96,6 +96,9 @@ void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint
           }
         }
       }
+      if (requant != nullptr)  // while the plane is in cache
+        RequantizeI32(out, pixels, requant->bias ? requant->bias[ch] : 0, requant->scale[ch], nullptr, requant->zero,
+                      requant->out_signed, requant->out + plane * pixels);
     }
   });
 }
@@ -103,10 +106,10 @@ void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint
 }  // namespace
 
 void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const void* x, int32_t x_zero,
-                const Int8ConvWeights& w, int32_t* y) {
+                const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant) {
   const int64_t cg = s.c / s.group, mg = s.m / s.group, pixels = s.oh * s.ow, k = cg * s.kh * s.kw;
   const auto* xb = static_cast<const uint8_t*>(x);
-  if (cg == 1 && mg == 1) return Depthwise(pool, s, x_signed, xb, x_zero, w, y);
+  if (cg == 1 && mg == 1) return Depthwise(pool, s, x_signed, xb, x_zero, w, y, requant);
   // The zero point as the byte the input stores for it.
   const auto pad = static_cast<uint8_t>(static_cast<uint32_t>(x_zero) & 0xffu);
   const bool direct = s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_t == 0 && s.pad_l == 0 &&
@@ -122,8 +125,17 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
       b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool);
       ZeroPoints rows = wz;
       if (rows.per_line) rows.values += g * mg;
+      Int8Requant part;
+      if (requant != nullptr) {
+        part = *requant;
+        part.ldo = pixels;
+        part = part.Rows(img * s.m + g * mg);
+        // Per output channel: the image's rows start over at channel 0.
+        part.scale = requant->scale + g * mg;
+        if (requant->bias != nullptr) part.bias = requant->bias + g * mg;
+      }
       Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, y + (img * s.m + g * mg) * pixels,
-                        pixels);
+                        pixels, requant != nullptr ? &part : nullptr);
     }
 }
 

@@ -45,8 +45,11 @@ class Int8ConvWeights {
 };
 
 // y [n, m, oh, ow] (int32) = sum over each output's window of
-// (x - x_zero) * (w - w_zero), exactly.
+// (x - x_zero) * (w - w_zero), exactly. With `requant` (bias and scale per
+// output channel, out [n, m, oh, ow] bytes; its ldo is ignored), the result
+// is requantized into out instead, in the GEMM's store where the kernel
+// can, and y is scratch.
 void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const void* x, int32_t x_zero,
-                const Int8ConvWeights& w, int32_t* y);
+                const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant = nullptr);
 
 }  // namespace tessera::cpu

@@ -12,6 +12,7 @@
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/int8_gemm_quads.h"
+#include "tessera/providers/cpu/simd_int32.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tessera/providers/cpu/int8_gemm.cc"
@@ -246,17 +247,22 @@ void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, in
 }
 
 void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                 const PackedInt8B& b, int32_t* c, int64_t ldc) {
+                 const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant) {
   if (m <= 0 || j_end <= j_begin) return;
   if (b.k() == 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc + j_begin, c + i * ldc + j_end, 0);
-    return;
+  } else if (b.quads()) {
+    // Packed under a VNNI target; a test may run it under another. Its
+    // kernels requantize in their store.
+    return int8_quads::Gemm(HWY_DYNAMIC_DISPATCH(HasVnni)(), m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc,
+                            requant);
+  } else {
+    HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
   }
-  if (b.quads()) {
-    // Packed under a VNNI target; a test may run it under another.
-    return int8_quads::Gemm(HWY_DYNAMIC_DISPATCH(HasVnni)(), m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
-  }
-  HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
+  if (requant == nullptr) return;
+  for (int64_t i = 0; i < m; ++i)
+    RequantizeI32(c + i * ldc + j_begin, j_end - j_begin, requant->bias ? requant->bias[i] : 0, requant->scale[i],
+                  nullptr, requant->zero, requant->out_signed, requant->out + i * requant->ldo + j_begin);
 }
 
 bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice() != 0; }
@@ -264,12 +270,12 @@ bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice()
 void SetInt8GemmVnniForTest(int choice) { VnniChoice() = choice; }
 
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                       const PackedInt8B& b, int32_t* c, int64_t ldc) {
+                       const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant) {
   const int64_t n = b.n();
   if (ThreadPool::InParallelRegion()) pool = nullptr;
   const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
   const int64_t tasks = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
-  if (tasks <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc);
+  if (tasks <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc, requant);
   // Columns in whole panels; rows when C is taller than wide.
   const bool by_cols = n >= m;
   const int64_t extent = by_cols ? n : m, align = by_cols ? kPanel : 1;
@@ -278,12 +284,13 @@ void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a
     for (int64_t t = b0; t < b1; ++t) {
       const int64_t lo = t * block, hi = std::min(extent, lo + block);
       if (by_cols) {
-        Int8GemmS32(m, lo, hi, a_signed, a, lda, a_zero, b, c, ldc);
+        Int8GemmS32(m, lo, hi, a_signed, a, lda, a_zero, b, c, ldc, requant);
       } else {
         ZeroPoints rows = a_zero;
         if (rows.per_line && rows.values != nullptr) rows.values += lo;
+        const Int8Requant part = requant ? requant->Rows(lo) : Int8Requant{};
         Int8GemmS32(hi - lo, 0, n, a_signed, static_cast<const uint8_t*>(a) + lo * lda, lda, rows, b, c + lo * ldc,
-                    ldc);
+                    ldc, requant ? &part : nullptr);
       }
     }
   });

@@ -67,16 +67,39 @@ class PackedInt8B {
   std::vector<int32_t> colsum_, zero_;
 };
 
+// Requantization of the product's rows, QLinearConv's last step:
+// out[i][j] = saturate(round((C[i][j] + bias[i]) * scale[i]) + zero) as
+// int8 (out_signed) or uint8, rounding half to even, exactly as
+// RequantizeI32 (simd_int32.h) does. With the VNNI kernel it happens in
+// the kernel's store, and C is not written when K fits one k-block.
+struct Int8Requant {
+  const int32_t* bias = nullptr;  // per row of C; null: none
+  const double* scale = nullptr;  // per row of C
+  int32_t zero = 0;
+  bool out_signed = false;
+  uint8_t* out = nullptr;  // bytes, ldo between rows
+  int64_t ldo = 0;
+  // The same for rows from `row` on.
+  Int8Requant Rows(int64_t row) const {
+    Int8Requant r = *this;
+    if (r.bias != nullptr) r.bias += row;
+    r.scale += row;
+    r.out += row * ldo;
+    return r;
+  }
+};
+
 // Columns [j_begin, j_end) of C [m, n] (ldc) from A [m, k] (lda bytes
 // between rows; int8 when a_signed, else uint8) and packed B, on the calling
-// thread. j_begin is a multiple of PackedInt8B::kPanel.
+// thread. j_begin is a multiple of PackedInt8B::kPanel. With `requant`, the
+// result is its requantized bytes, and C is scratch (it may go unwritten).
 void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                 const PackedInt8B& b, int32_t* c, int64_t ldc);
+                 const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
 
 // All of C, split over `pool` (columns in whole panels, or rows for tall
 // outputs); on the calling thread when pool is null or the product small.
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                       const PackedInt8B& b, int32_t* c, int64_t ldc);
+                       const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
 
 // Whether products packed now use AVX512_VNNI (an AVX-512 CPU that has it,
 // under a cap that allows AVX-512): quads with vpdpbusd by default.

@@ -8,15 +8,22 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <utility>
 
 #include "tessera/base/thread_pool.h"
+#include "tessera/providers/cpu/simd_int32.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define TESSERA_QUADS_X86 1
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which its
+// -Wmaybe-uninitialized reports once they are inlined into a caller.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace tessera::cpu::int8_quads {
@@ -85,10 +92,51 @@ void StoreTile(const int32_t* tile, bool accumulate, int32_t* c, int64_t ldc, in
 }
 
 #ifdef TESSERA_QUADS_X86
+// Row i of a tile, requantized in float lanes where float gives the double
+// formula's result (the argument of simd_int32.cc's RequantizeOneScale);
+// a row with a lane near a half step, a sum or bias past 2^23, or a scale
+// float does not hold takes the double formula lane by lane.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) inline void StoreRequantizedRow(__m512i v, const Int8Requant& rq,
+                                                                                     int64_t i, __mmask16 mask,
+                                                                                     int64_t cols) {
+  constexpr int32_t kExact = 1 << 23;
+  const int32_t bias = rq.bias != nullptr ? rq.bias[i] : 0;
+  const double scale = rq.scale[i];
+  uint8_t* out = rq.out + i * rq.ldo;
+  const float fscale = static_cast<float>(scale);
+  bool exact = bias > -kExact && bias < kExact && std::abs(scale) < 1e30;
+  if (exact) {
+    const __m512i lim = _mm512_set1_epi32(kExact);
+    exact = _mm512_mask_cmpge_epi32_mask(mask, _mm512_abs_epi32(v), lim) == 0;
+  }
+  if (exact) {
+    const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(v, _mm512_set1_epi32(bias))), _mm512_set1_ps(fscale));
+    const __m512 r = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 off = _mm512_abs_ps(_mm512_sub_ps(_mm512_abs_ps(_mm512_sub_ps(f, r)), _mm512_set1_ps(0.5f)));
+    const __mmask16 doubt = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(_mm512_abs_ps(f), _mm512_set1_ps(512.f), _CMP_LT_OQ),
+                                                    off, _mm512_set1_ps(1e-4f), _CMP_LT_OQ);
+    if ((doubt & mask) == 0) {
+      const float lo = rq.out_signed ? -128.f : 0.f, hi = rq.out_signed ? 127.f : 255.f;
+      const __m512 q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, _mm512_set1_ps(static_cast<float>(rq.zero))),
+                                                   _mm512_set1_ps(lo)),
+                                     _mm512_set1_ps(hi));
+      // In range already, so the narrowing keeps each value's low byte.
+      _mm_mask_storeu_epi8(out, mask, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(q)));
+      return;
+    }
+  }
+  alignas(64) int32_t lanes[kPanel];
+  _mm512_store_si512(lanes, v);
+  for (int64_t j = 0; j < cols; ++j) out[j] = RequantizeOne(lanes[j], bias, scale, rq.zero, rq.out_signed);
+}
+#endif
+
+#ifdef TESSERA_QUADS_X86
 template <int64_t kRows>
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void KernelVnni(int64_t qc, const uint32_t* ap, const int8_t* bp,
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void KernelVnni(int64_t qc, const uint32_t* ap, const int8_t* bp,
                                                                          bool accumulate, const Correction* last,
-                                                                         int32_t* c, int64_t ldc, int64_t cols) {
+                                                                         int32_t* c, int64_t ldc, int64_t cols,
+                                                                         const Int8Requant* rq) {
   __m512i acc[kRows];
   for (int64_t i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_si512();
 #pragma GCC unroll 2
@@ -115,7 +163,11 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void KernelVnni(int64_t q
     int32_t* row = c + i * ldc;
     __m512i v = acc[i];
     if (accumulate) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(mask, row));
-    _mm512_mask_storeu_epi32(row, mask, v);
+    if (rq != nullptr) {
+      StoreRequantizedRow(v, *rq, i, mask, cols);
+    } else {
+      _mm512_mask_storeu_epi32(row, mask, v);
+    }
   }
 }
 #endif
@@ -123,7 +175,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void KernelVnni(int64_t q
 // The same products in portable code.
 template <int64_t kRows>
 void KernelPortable(int64_t qc, const uint32_t* ap, const int8_t* bp, bool accumulate, const Correction* last,
-                    int32_t* c, int64_t ldc, int64_t cols) {
+                    int32_t* c, int64_t ldc, int64_t cols, const Int8Requant* rq) {
   int32_t tile[kRows * kPanel] = {};
   for (int64_t q = 0; q < qc; ++q, ap += kMr, bp += kPanel * 4)
     for (int64_t i = 0; i < kRows; ++i)
@@ -140,9 +192,15 @@ void KernelPortable(int64_t qc, const uint32_t* ap, const int8_t* bp, bool accum
                                                     static_cast<uint32_t>(last->zb[j]) * last->centered[i] -
                                                     last->za[i] * static_cast<uint32_t>(last->colsum[j]));
   StoreTile<kRows>(tile, accumulate, c, ldc, cols);
+  if (rq != nullptr)
+    for (int64_t i = 0; i < kRows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        rq->out[i * rq->ldo + j] =
+            RequantizeOne(c[i * ldc + j], rq->bias ? rq->bias[i] : 0, rq->scale[i], rq->zero, rq->out_signed);
 }
 
-using KernelFn = void (*)(int64_t, const uint32_t*, const int8_t*, bool, const Correction*, int32_t*, int64_t, int64_t);
+using KernelFn = void (*)(int64_t, const uint32_t*, const int8_t*, bool, const Correction*, int32_t*, int64_t, int64_t,
+                          const Int8Requant*);
 
 template <bool kVnni, size_t... kIs>
 constexpr std::array<KernelFn, sizeof...(kIs)> Table(std::index_sequence<kIs...>) {
@@ -211,7 +269,7 @@ void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, Zero
 }
 
 void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
-          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc) {
+          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant) {
   static constexpr auto kPortable = Table<false>(std::make_index_sequence<kMr>());
   static constexpr auto kVnni = Table<true>(std::make_index_sequence<kMr>());
   const auto& kernels = vnni ? kVnni : kPortable;
@@ -246,9 +304,15 @@ void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, c
           const int64_t rows = std::min(kMr, mc - ir);
           const Correction corr{za.data() + i0 + ir, centered.data() + i0 + ir, b.column_zeros() + j0,
                                 b.column_sums() + j0};
+          Int8Requant tile_rq;
+          if (requant != nullptr && last_block) {
+            tile_rq = requant->Rows(i0 + ir);
+            tile_rq.out += j0;
+          }
           kernels[static_cast<size_t>(rows - 1)](qc, a_buf.get() + (ir / kMr) * qc * kMr, bp, q0 > 0,
                                                  last_block ? &corr : nullptr, c + (i0 + ir) * ldc + j0, ldc,
-                                                 std::min(kPanel, j_end - j0));
+                                                 std::min(kPanel, j_end - j0),
+                                                 requant != nullptr && last_block ? &tile_rq : nullptr);
         }
       }
     }

@@ -20,8 +20,10 @@ void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, Zero
 
 // Columns [j_begin, j_end) of C, as Int8GemmS32; `vnni` runs the vpdpbusd
 // kernel (the CPU has AVX512_VNNI), else a portable loop over the same
-// packed data (a target other than the one that packed, in tests).
+// packed data (a target other than the one that packed, in tests). With
+// `requant`, the last k-block stores requantized bytes instead of C
+// (the portable loop: as well as C); earlier k-blocks still add up in C.
 void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
-          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc);
+          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
 
 }  // namespace tessera::cpu::int8_quads

@@ -2,6 +2,8 @@
 // target.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace tessera::cpu {
@@ -15,6 +17,14 @@ void MulAddI32(const int32_t* x, int32_t w, int32_t* acc, int64_t n);
 // gives the zero point, as QuantizeLinear does.
 void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,
                    bool out_signed, void* out);
+
+// One value of RequantizeI32, as the byte it stores.
+inline uint8_t RequantizeOne(int32_t acc, int32_t add, double scale, int32_t zero, bool out_signed) {
+  double v = (static_cast<double>(acc) + add) * scale;
+  v = std::nearbyint(std::isnan(v) ? 0.0 : v) + zero;
+  const double lo = out_signed ? -128.0 : 0.0, hi = out_signed ? 127.0 : 255.0;
+  return static_cast<uint8_t>(static_cast<int32_t>(std::min(std::max(v, lo), hi)));
+}
 
 // QuantizeLinear per tensor from float: y = saturate(round_half_even(x /
 // scale) + zero) as int8 (out_signed) or uint8, NaN to the zero point;
