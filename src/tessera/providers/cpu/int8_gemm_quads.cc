@@ -138,6 +138,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void KernelVnni(
                                                                          int32_t* c, int64_t ldc, int64_t cols,
                                                                          const Int8Requant* rq) {
   __m512i acc[kRows];
+#pragma GCC unroll 12
   for (int64_t i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_si512();
 #pragma GCC unroll 2
   for (int64_t q = 0; q < qc; ++q) {
@@ -150,6 +151,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void KernelVnni(
   }
   if (last != nullptr) {
     const __m512i zb = _mm512_loadu_si512(last->zb), cs = _mm512_loadu_si512(last->colsum);
+#pragma GCC unroll 12
     for (int64_t i = 0; i < kRows; ++i) {
       const __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(zb, _mm512_set1_epi32(static_cast<int32_t>(last->centered[i]))),
                                          _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int32_t>(last->za[i])), cs));
@@ -159,6 +161,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void KernelVnni(
   // Straight from the registers: a masked store for a partial panel, and
   // the earlier k-blocks' sums added (wrapping) when accumulating.
   const __mmask16 mask = cols >= kPanel ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << cols) - 1u);
+#pragma GCC unroll 12
   for (int64_t i = 0; i < kRows; ++i) {
     int32_t* row = c + i * ldc;
     __m512i v = acc[i];
