@@ -115,9 +115,9 @@ TEST(QuantizedConv, DepthwiseConvIntegerIsExact) {
 
 // y = saturate(round((sum + bias) * xs * ws[m] / ys) + yz), requantized
 // in the GEMM's store (int8_gemm.h): K within one k-block and past it (the
-// earlier blocks' sums kept in the scratch), depthwise, int8 and uint8
-// outputs, on both packed forms of the activations (quads, then pairs, on a
-// VNNI CPU), at 1 and 2 threads.
+// earlier blocks' sums kept in the scratch), depthwise, a product split by
+// rows, int8 and uint8 outputs, weights constant (packed once) or fed, on
+// both packed forms (quads, then pairs, on a VNNI CPU), at 1 and 2 threads.
 template <typename Y>
 void CheckQLinearConv(const Geometry& g, bool constant_w, int threads) {
   const auto x = RandomBytes<uint8_t>(g.n * g.c * g.h * g.w, 3);
@@ -171,9 +171,13 @@ TEST(QuantizedConv, QLinearConvRequantizesPerChannel) {
   deep.n = 1, deep.c = 64, deep.group = 1, deep.m = 20, deep.h = 7, deep.w = 6, deep.stride = 1;
   Geometry depthwise;
   depthwise.c = depthwise.m = depthwise.group = 8;
+  // More output channels than pixels, and enough work for 2 threads: the
+  // product splits by rows, in whole panels of the packed weights.
+  Geometry tall;
+  tall.n = 1, tall.c = 144, tall.group = 1, tall.m = 52, tall.h = tall.w = 3, tall.stride = 1;
   for (int vnni : {-1, 0}) {
     cpu::SetInt8GemmVnniForTest(vnni);
-    for (const Geometry& g : {Geometry{}, deep, depthwise})
+    for (const Geometry& g : {Geometry{}, deep, depthwise, tall})
       for (bool constant_w : {true, false})
         for (int threads : {1, 2}) {
           SCOPED_TRACE(testing::Message() << "K " << g.c / g.group * g.k * g.k << ", group " << g.group

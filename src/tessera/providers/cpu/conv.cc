@@ -753,7 +753,8 @@ void CenterQuantized(const Tensor& x, const Tensor* xz, const Tensor& w, const T
 // Weights (input w_input) and their zero points (input zp_input) as the
 // int8 path packs them; null when it does not take them. The zero points
 // must be one or one per output channel, of the weights' type.
-std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Tensor* wz, int64_t group) {
+std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Tensor* wz, int64_t group,
+                                                       bool constant = false) {
   // Groups of at least 4 output channels, or depthwise (one each).
   if (!IsQ8(w.dtype()) || w.rank() != 4 || group < 1 || w.dim(0) % group != 0) return nullptr;
   if (w.dim(0) / group < 4 && !(w.dim(0) == group && w.dim(1) == 1)) return nullptr;
@@ -762,7 +763,7 @@ std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Te
   std::vector<int32_t> z(wz ? static_cast<size_t>(wz->numel()) : 1, 0);
   for (size_t i = 0; wz && i < z.size(); ++i) z[i] = static_cast<int32_t>(Q8Value(*wz, static_cast<int64_t>(i)));
   return std::make_shared<const Int8ConvWeights>(w.dtype() == DataType::kInt8, w.dim(0), w.numel() / w.dim(0),
-                                                 w.raw_data(), std::move(z));
+                                                 w.raw_data(), std::move(z), constant ? group : 0);
 }
 
 // The weights packed at kernel creation, when they and their zero points
@@ -770,7 +771,7 @@ std::shared_ptr<const Int8ConvWeights> PackInt8Weights(const Tensor& w, const Te
 std::shared_ptr<const Int8ConvWeights> PackConstantInt8Weights(const KernelInfo& info, size_t w_input, size_t zp_input,
                                                                int64_t group) {
   const auto w = ConstantWithZeroPointOf(info, w_input, zp_input);
-  return w ? PackInt8Weights(*w->value, w->zero_point, group) : nullptr;
+  return w ? PackInt8Weights(*w->value, w->zero_point, group, true) : nullptr;
 }
 
 // The int32 sums of a 2-D convolution on the int8 path into y (NCHW), or

@@ -10,12 +10,21 @@
 namespace tessera::cpu {
 
 Int8ConvWeights::Int8ConvWeights(bool is_signed, int64_t m, int64_t per_group_k, const void* w,
-                                 std::vector<int32_t> zero)
+                                 std::vector<int32_t> zero, int64_t packed_groups)
     : is_signed_(is_signed),
       m_(m),
       k_(per_group_k),
       bytes_(static_cast<const uint8_t*>(w), static_cast<const uint8_t*>(w) + m * per_group_k),
-      zero_(zero.empty() ? std::vector<int32_t>{0} : std::move(zero)) {}
+      zero_(zero.empty() ? std::vector<int32_t>{0} : std::move(zero)) {
+  // Depthwise weights (one channel a group) take the direct kernel.
+  if (packed_groups <= 0 || m / packed_groups < 2 || !Int8GemmUsesVnni()) return;
+  const int64_t mg = m / packed_groups;
+  for (int64_t g = 0; g < packed_groups; ++g) {
+    ZeroPoints rows = this->zero();
+    if (rows.per_line) rows.values += g * mg;
+    packed_.emplace_back(is_signed_, mg, k_, bytes_.data() + g * mg * k_, k_, rows);
+  }
+}
 
 namespace {
 
@@ -135,7 +144,7 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
         if (requant->bias != nullptr) part.bias = requant->bias + g * mg;
       }
       Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, y + (img * s.m + g * mg) * pixels,
-                        pixels, requant != nullptr ? &part : nullptr);
+                        pixels, requant != nullptr ? &part : nullptr, w.packed(g));
     }
 }
 

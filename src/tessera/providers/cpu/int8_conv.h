@@ -28,20 +28,28 @@ struct Conv2DShape {
 
 // W [m, c / group, kh, kw] (int8 when is_signed, else uint8) and its zero
 // points (one, or one per output channel), kept for the GEMM's A side.
+// With `packed_groups` > 0 (constant weights, used on every run), each
+// group's rows are also packed for the quad kernel (PackedInt8A), once.
 class Int8ConvWeights {
  public:
-  Int8ConvWeights(bool is_signed, int64_t m, int64_t per_group_k, const void* w, std::vector<int32_t> zero);
+  Int8ConvWeights(bool is_signed, int64_t m, int64_t per_group_k, const void* w, std::vector<int32_t> zero,
+                  int64_t packed_groups = 0);
   bool is_signed() const { return is_signed_; }
   int64_t m() const { return m_; }
   int64_t k() const { return k_; }
   const uint8_t* bytes() const { return bytes_.data(); }
   ZeroPoints zero() const { return {zero_.data(), zero_.size() > 1}; }
+  // Group g's rows packed, or null.
+  const PackedInt8A* packed(int64_t g) const {
+    return static_cast<size_t>(g) < packed_.size() ? &packed_[static_cast<size_t>(g)] : nullptr;
+  }
 
  private:
   bool is_signed_;
   int64_t m_, k_;
   std::vector<uint8_t> bytes_;
   std::vector<int32_t> zero_;
+  std::vector<PackedInt8A> packed_;
 };
 
 // y [n, m, oh, ow] (int32) = sum over each output's window of

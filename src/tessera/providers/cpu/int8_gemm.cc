@@ -246,16 +246,23 @@ void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, in
   }
 }
 
+PackedInt8A::PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero)
+    : m_(m), k_(k), steps_((k + 3) / 4) {
+  if (Int8GemmUsesVnni() && m > 0 && k > 0) int8_quads::PackWholeA(is_signed, m, k, a, lda, zero, words_, za_, centered_);
+}
+
 void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                 const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant) {
+                 const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant, const PackedInt8A* packed_a,
+                 int64_t packed_row) {
   if (m <= 0 || j_end <= j_begin) return;
   if (b.k() == 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc + j_begin, c + i * ldc + j_end, 0);
   } else if (b.quads()) {
     // Packed under a VNNI target; a test may run it under another. Its
     // kernels requantize in their store.
+    const bool use_packed = packed_a != nullptr && !packed_a->empty() && packed_a->k() == b.k();
     return int8_quads::Gemm(HWY_DYNAMIC_DISPATCH(HasVnni)(), m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc,
-                            requant);
+                            requant, use_packed ? packed_a->Rows(packed_row) : PackedInt8A::View{});
   } else {
     HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
   }
@@ -270,27 +277,29 @@ bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice()
 void SetInt8GemmVnniForTest(int choice) { VnniChoice() = choice; }
 
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                       const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant) {
+                       const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant,
+                       const PackedInt8A* packed_a) {
   const int64_t n = b.n();
   if (ThreadPool::InParallelRegion()) pool = nullptr;
   const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
   const int64_t tasks = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
-  if (tasks <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc, requant);
-  // Columns in whole panels; rows when C is taller than wide.
+  if (tasks <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
+  // Columns in whole panels; rows when C is taller than wide, in whole
+  // panels of a packed A.
   const bool by_cols = n >= m;
-  const int64_t extent = by_cols ? n : m, align = by_cols ? kPanel : 1;
+  const int64_t extent = by_cols ? n : m, align = by_cols ? kPanel : PackedInt8A::kRowPanel;
   const int64_t block = (extent / tasks + align - 1) / align * align;
   pool->ParallelFor((extent + block - 1) / block, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t t = b0; t < b1; ++t) {
       const int64_t lo = t * block, hi = std::min(extent, lo + block);
       if (by_cols) {
-        Int8GemmS32(m, lo, hi, a_signed, a, lda, a_zero, b, c, ldc, requant);
+        Int8GemmS32(m, lo, hi, a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
       } else {
         ZeroPoints rows = a_zero;
         if (rows.per_line && rows.values != nullptr) rows.values += lo;
         const Int8Requant part = requant ? requant->Rows(lo) : Int8Requant{};
         Int8GemmS32(hi - lo, 0, n, a_signed, static_cast<const uint8_t*>(a) + lo * lda, lda, rows, b, c + lo * ldc,
-                    ldc, requant ? &part : nullptr);
+                    ldc, requant ? &part : nullptr, packed_a, lo);
       }
     }
   });

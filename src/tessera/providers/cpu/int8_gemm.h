@@ -67,6 +67,35 @@ class PackedInt8B {
   std::vector<int32_t> colsum_, zero_;
 };
 
+// A [m, k] packed once for the quad form's kernel (constant weights on the
+// A side, as the convolutions have them): rows in panels of kRowPanel with
+// their zero-point terms, so a product need not repack or re-sum them each
+// run. Built only where products pack quads (Int8GemmUsesVnni); otherwise
+// empty, and a product reads A itself.
+class PackedInt8A {
+ public:
+  static constexpr int64_t kRowPanel = 12;
+  PackedInt8A() = default;
+  PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero);
+  bool empty() const { return words_.empty(); }
+  int64_t m() const { return m_; }
+  int64_t k() const { return k_; }
+  // Rows from `row` on (a multiple of kRowPanel).
+  struct View {
+    const uint32_t* words = nullptr;     // [panel][quad step][kRowPanel]
+    const uint32_t* za = nullptr;        // per row
+    const uint32_t* centered = nullptr;  // per row
+    int64_t steps = 0;
+  };
+  View Rows(int64_t row) const {
+    return {words_.data() + row * steps_, za_.data() + row, centered_.data() + row, steps_};
+  }
+
+ private:
+  int64_t m_ = 0, k_ = 0, steps_ = 0;
+  std::vector<uint32_t> words_, za_, centered_;
+};
+
 // Requantization of the product's rows, QLinearConv's last step:
 // out[i][j] = saturate(round((C[i][j] + bias[i]) * scale[i]) + zero) as
 // int8 (out_signed) or uint8, rounding half to even, exactly as
@@ -93,13 +122,17 @@ struct Int8Requant {
 // between rows; int8 when a_signed, else uint8) and packed B, on the calling
 // thread. j_begin is a multiple of PackedInt8B::kPanel. With `requant`, the
 // result is its requantized bytes, and C is scratch (it may go unwritten).
+// `packed_a`, when given and not empty, is A packed (the same values as
+// a): quad products read it instead.
 void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                 const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
+                 const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr,
+                 const PackedInt8A* packed_a = nullptr, int64_t packed_row = 0);
 
 // All of C, split over `pool` (columns in whole panels, or rows for tall
 // outputs); on the calling thread when pool is null or the product small.
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-                       const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
+                       const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr,
+                       const PackedInt8A* packed_a = nullptr);
 
 // Whether products packed now use AVX512_VNNI (an AVX-512 CPU that has it,
 // under a cap that allows AVX-512): quads with vpdpbusd by default.

@@ -31,7 +31,7 @@ namespace tessera::cpu::int8_quads {
 namespace {
 
 constexpr int64_t kPanel = PackedInt8B::kPanel;
-constexpr int64_t kMr = 12;
+constexpr int64_t kMr = PackedInt8A::kRowPanel;
 constexpr int64_t kMc = kMr * 16;
 constexpr int64_t kKcQuads = 64;  // 256 values of K per block
 
@@ -271,17 +271,11 @@ void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, Zero
   });
 }
 
-void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
-          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant) {
-  static constexpr auto kPortable = Table<false>(std::make_index_sequence<kMr>());
-  static constexpr auto kVnni = Table<true>(std::make_index_sequence<kMr>());
-  const auto& kernels = vnni ? kVnni : kPortable;
-  const int64_t k = b.k(), steps = b.quad_steps();
-  const auto* ab = static_cast<const uint8_t*>(a);
-  // Per row: za' and sum_k a' - K za' (int8 A's bytes flip, adding 128).
-  thread_local std::vector<uint32_t> za, centered;
-  za.resize(static_cast<size_t>(m));
-  centered.resize(static_cast<size_t>(m));
+namespace {
+
+// Per row: za' and sum_k a' - K za' (int8 A's bytes flip, adding 128).
+void RowTerms(int64_t m, int64_t k, bool a_signed, const uint8_t* ab, int64_t lda, ZeroPoints a_zero, uint32_t* za,
+              uint32_t* centered) {
   for (int64_t i = 0; i < m; ++i) {
     const uint8_t* row = ab + i * lda;
     uint32_t ra = 0;
@@ -290,31 +284,67 @@ void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, c
     } else {
       for (int64_t kk = 0; kk < k; ++kk) ra += row[kk];
     }
-    za[static_cast<size_t>(i)] = static_cast<uint32_t>(a_zero.At(i) + (a_signed ? 128 : 0));
-    centered[static_cast<size_t>(i)] = ra - static_cast<uint32_t>(k) * za[static_cast<size_t>(i)];
+    za[i] = static_cast<uint32_t>(a_zero.At(i) + (a_signed ? 128 : 0));
+    centered[i] = ra - static_cast<uint32_t>(k) * za[i];
+  }
+}
+
+}  // namespace
+
+void PackWholeA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints a_zero,
+                std::vector<uint32_t>& words, std::vector<uint32_t>& za, std::vector<uint32_t>& centered) {
+  const int64_t steps = (k + 3) / 4, panels = (m + kMr - 1) / kMr;
+  const auto* ab = static_cast<const uint8_t*>(a);
+  words.assign(static_cast<size_t>(panels * steps * kMr), 0);
+  PackA(m, 0, 0, steps, k, a_signed, ab, lda, words.data());
+  za.assign(static_cast<size_t>(m), 0);
+  centered.assign(static_cast<size_t>(m), 0);
+  RowTerms(m, k, a_signed, ab, lda, a_zero, za.data(), centered.data());
+}
+
+void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
+          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant,
+          PackedInt8A::View packed) {
+  static constexpr auto kPortable = Table<false>(std::make_index_sequence<kMr>());
+  static constexpr auto kVnni = Table<true>(std::make_index_sequence<kMr>());
+  const auto& kernels = vnni ? kVnni : kPortable;
+  const int64_t k = b.k(), steps = b.quad_steps();
+  const auto* ab = static_cast<const uint8_t*>(a);
+  const bool prepacked = packed.words != nullptr;
+  thread_local std::vector<uint32_t> za_buf, centered_buf;
+  const uint32_t* za = packed.za;
+  const uint32_t* centered = packed.centered;
+  if (!prepacked) {
+    za_buf.resize(static_cast<size_t>(m));
+    centered_buf.resize(static_cast<size_t>(m));
+    RowTerms(m, k, a_signed, ab, lda, a_zero, za_buf.data(), centered_buf.data());
+    za = za_buf.data();
+    centered = centered_buf.data();
   }
   thread_local std::unique_ptr<uint32_t[]> a_buf;
-  if (!a_buf) a_buf = std::make_unique<uint32_t[]>(static_cast<size_t>(kMc * kKcQuads));
+  if (!prepacked && !a_buf) a_buf = std::make_unique<uint32_t[]>(static_cast<size_t>(kMc * kKcQuads));
   for (int64_t q0 = 0; q0 < steps; q0 += kKcQuads) {
     const int64_t qc = std::min(kKcQuads, steps - q0);
     const bool last_block = q0 + qc >= steps;
     for (int64_t i0 = 0; i0 < m; i0 += kMc) {
       const int64_t mc = std::min(kMc, m - i0);
-      PackA(mc, i0, q0, qc, k, a_signed, ab, lda, a_buf.get());
+      if (!prepacked) PackA(mc, i0, q0, qc, k, a_signed, ab, lda, a_buf.get());
       for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanel) {
         const int8_t* bp = b.QuadPanel(j0 / kPanel, q0);
         for (int64_t ir = 0; ir < mc; ir += kMr) {
           const int64_t rows = std::min(kMr, mc - ir);
-          const Correction corr{za.data() + i0 + ir, centered.data() + i0 + ir, b.column_zeros() + j0,
-                                b.column_sums() + j0};
+          // The panel's words for quads [q0, q0 + qc): a block of a_buf, or
+          // a stretch of the whole packed A (panels of `steps` quads).
+          const uint32_t* ap = prepacked ? packed.words + ((i0 + ir) / kMr * packed.steps + q0) * kMr
+                                         : a_buf.get() + (ir / kMr) * qc * kMr;
+          const Correction corr{za + i0 + ir, centered + i0 + ir, b.column_zeros() + j0, b.column_sums() + j0};
           Int8Requant tile_rq;
           if (requant != nullptr && last_block) {
             tile_rq = requant->Rows(i0 + ir);
             tile_rq.out += j0;
           }
-          kernels[static_cast<size_t>(rows - 1)](qc, a_buf.get() + (ir / kMr) * qc * kMr, bp, q0 > 0,
-                                                 last_block ? &corr : nullptr, c + (i0 + ir) * ldc + j0, ldc,
-                                                 std::min(kPanel, j_end - j0),
+          kernels[static_cast<size_t>(rows - 1)](qc, ap, bp, q0 > 0, last_block ? &corr : nullptr,
+                                                 c + (i0 + ir) * ldc + j0, ldc, std::min(kPanel, j_end - j0),
                                                  requant != nullptr && last_block ? &tile_rq : nullptr);
         }
       }

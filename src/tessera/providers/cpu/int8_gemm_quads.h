@@ -23,7 +23,14 @@ void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, Zero
 // packed data (a target other than the one that packed, in tests). With
 // `requant`, the last k-block stores requantized bytes instead of C
 // (the portable loop: as well as C); earlier k-blocks still add up in C.
+// With `packed` (non-null words), A comes packed and `a` is not read.
 void Gemm(bool vnni, int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda,
-          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
+          ZeroPoints a_zero, const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr,
+          PackedInt8A::View packed = {});
+
+// A's rows packed whole for PackedInt8A: [panel][steps][12] words, and each
+// row's zero-point terms.
+void PackWholeA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints a_zero,
+                std::vector<uint32_t>& words, std::vector<uint32_t>& za, std::vector<uint32_t>& centered);
 
 }  // namespace tessera::cpu::int8_quads
