@@ -127,6 +127,17 @@ HWY_NOINLINE void KernelRows(int64_t qc, const int32_t* HWY_RESTRICT ap, const i
     ap += kMr;
     bp += kPanel;
   }
+  // A whole panel goes straight from the registers (added to the earlier
+  // k-blocks' sums, wrapping, as the vector adds do); a partial one through
+  // the tile below.
+  if (cols == kPanel) {
+    for (int64_t i = 0; i < kRows; ++i)
+      for (int64_t v = 0; v < kVecs; ++v) {
+        int32_t* out = c + i * ldc + v * kLanes;
+        hn::StoreU(accumulate ? hn::Add(acc[i][v], hn::LoadU(d32, out)) : acc[i][v], d32, out);
+      }
+    return;
+  }
   for (int64_t i = 0; i < kRows; ++i)
     for (int64_t v = 0; v < kVecs; ++v) hn::Store(acc[i][v], d32, tile + i * kPanel + v * kLanes);
 #endif
