@@ -1,7 +1,7 @@
-// MulAddI32 and RequantizeI32 (simd_int32.h) against scalar references on
-// every SIMD target, at lengths around the vector widths: wrapping
-// products, halves rounded to even, saturation at both ends, per-column
-// scales.
+// DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
+// references on every SIMD target, at lengths around the vector widths:
+// strided and dilated planes, halves rounded to even, saturation at both
+// ends, per-column scales.
 #include "tessera/providers/cpu/simd_int32.h"
 
 #include <algorithm>
@@ -16,22 +16,36 @@
 namespace tessera::cpu {
 namespace {
 
-TEST(SimdInt32, MulAddWrapsLikeUnsignedArithmetic) {
+// A plane against direct sums: strides 1 to 3, dilation, taps of both
+// signs at the range ends, outputs on and off the vector length.
+TEST(SimdInt32, DepthwisePlaneMatchesDirectSums) {
   test::OnEverySimdTarget([] {
-    for (int64_t n : {1, 7, 8, 16, 17, 100}) {
-      std::vector<int32_t> x(static_cast<size_t>(n)), acc(static_cast<size_t>(n)), want(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) {
-        x[static_cast<size_t>(i)] = static_cast<int32_t>(i * 2654435761u);
-        acc[static_cast<size_t>(i)] = static_cast<int32_t>(i * 40503u) - 1000;
-      }
-      const int32_t w = -255;
-      for (int64_t i = 0; i < n; ++i)
-        want[static_cast<size_t>(i)] = static_cast<int32_t>(static_cast<uint32_t>(acc[static_cast<size_t>(i)]) +
-                                                            static_cast<uint32_t>(x[static_cast<size_t>(i)]) *
-                                                                static_cast<uint32_t>(w));
-      MulAddI32(x.data(), w, acc.data(), n);
-      EXPECT_EQ(acc, want) << n;
-    }
+    for (int64_t sw : {1, 2, 3})
+      for (int64_t dil : {1, 2})
+        for (int64_t ow : {1, 7, 16, 19, 40}) {
+          const int64_t kh = 3, kw = 3, sh = sw, oh = 4;
+          const int64_t rows = (oh - 1) * sh + (kh - 1) * dil + 1, cols = (ow - 1) * sw + (kw - 1) * dil + 1;
+          const int64_t phase_w = (cols + sw - 1) / sw + 64;
+          std::vector<int32_t> padded(static_cast<size_t>(rows * cols));
+          for (size_t i = 0; i < padded.size(); ++i) padded[i] = static_cast<int32_t>((i * 7919) % 511) - 255;
+          std::vector<int32_t> phases(static_cast<size_t>(sw * rows * phase_w), 0);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c)
+              phases[static_cast<size_t>(((c % sw) * rows + r) * phase_w + c / sw)] = padded[static_cast<size_t>(r * cols + c)];
+          const std::vector<int32_t> taps = {-255, 255, 3, -1, 0, 254, -128, 127, 9};
+          std::vector<int32_t> y(static_cast<size_t>(oh * ow), -7);
+          DepthwisePlaneI32(phases.data(), rows, phase_w, sh, sw, dil, dil, kh, kw, taps.data(), oh, ow, y.data());
+          for (int64_t oy = 0; oy < oh; ++oy)
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              int64_t want = 0;
+              for (int64_t ky = 0; ky < kh; ++ky)
+                for (int64_t kx = 0; kx < kw; ++kx)
+                  want += int64_t{taps[static_cast<size_t>(ky * kw + kx)]} *
+                          padded[static_cast<size_t>((oy * sh + ky * dil) * cols + ox * sw + kx * dil)];
+              ASSERT_EQ(y[static_cast<size_t>(oy * ow + ox)], want)
+                  << "stride " << sw << " dilation " << dil << " width " << ow << " at " << oy << "," << ox;
+            }
+        }
   });
 }
 

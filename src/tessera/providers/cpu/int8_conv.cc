@@ -62,14 +62,21 @@ void Im2Col(const Conv2DShape& s, const uint8_t* plane, int64_t channels, uint8_
   });
 }
 
-// A depthwise convolution (one input and one output channel a group):
-// per plane, each tap's centered products added into a row of int32 sums.
+// A depthwise convolution (one input and one output channel a group): per
+// plane, the centered input with its padding as zeros, split into
+// stride_w column phases so each tap is a contiguous row
+// (DepthwisePlaneI32), then requantized while the plane is in cache.
 void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint8_t* x, int32_t x_zero,
                const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant) {
   const int64_t taps = s.kh * s.kw, pixels = s.oh * s.ow;
   const ZeroPoints wz = w.zero();
+  // The padded input's extent the windows reach.
+  const int64_t rows = (s.oh - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+  const int64_t cols = (s.ow - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+  const int64_t phase_w = (cols + s.stride_w - 1) / s.stride_w + 64;
   ParallelFor(pool, s.n * s.c, 1, [&](int64_t p0, int64_t p1) {
-    std::vector<int32_t> wc(static_cast<size_t>(taps)), xrow(static_cast<size_t>(s.w)), strided(static_cast<size_t>(s.ow));
+    std::vector<int32_t> wc(static_cast<size_t>(taps));
+    std::vector<int32_t> phases(static_cast<size_t>(s.stride_w * rows * phase_w), 0);
     for (int64_t plane = p0; plane < p1; ++plane) {
       const int64_t ch = plane % s.c;
       for (int64_t t = 0; t < taps; ++t) {
@@ -77,34 +84,34 @@ void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint
         wc[static_cast<size_t>(t)] = (w.is_signed() ? int32_t{static_cast<int8_t>(b)} : int32_t{b}) - wz.At(ch);
       }
       const uint8_t* in = x + plane * s.h * s.w;
-      int32_t* out = y + plane * pixels;
-      std::fill(out, out + pixels, 0);
-      for (int64_t iy = 0; iy < s.h; ++iy) {
-        // The input row once, centered.
-        for (int64_t ix = 0; ix < s.w; ++ix)
-          xrow[static_cast<size_t>(ix)] =
-              (x_signed ? int32_t{static_cast<int8_t>(in[iy * s.w + ix])} : int32_t{in[iy * s.w + ix]}) - x_zero;
-        for (int64_t ky = 0; ky < s.kh; ++ky) {
-          // The output row this input row meets through tap row ky.
-          const int64_t num = iy + s.pad_t - ky * s.dil_h;
-          if (num < 0 || num % s.stride_h != 0 || num / s.stride_h >= s.oh) continue;
-          int32_t* acc = out + (num / s.stride_h) * s.ow;
-          for (int64_t kx = 0; kx < s.kw; ++kx) {
-            const int32_t wt = wc[static_cast<size_t>(ky * s.kw + kx)];
-            const int64_t off = kx * s.dil_w - s.pad_l;
-            const int64_t lo = off >= 0 ? 0 : (-off + s.stride_w - 1) / s.stride_w;
-            const int64_t hi = s.w - off <= 0 ? 0 : std::min(s.ow, (s.w - off + s.stride_w - 1) / s.stride_w);
-            if (hi <= lo) continue;
-            const int32_t* xr = xrow.data() + off;
-            if (s.stride_w != 1) {
-              // Every stride-th value gathered first, so the product runs on a row.
-              for (int64_t ox = lo; ox < hi; ++ox) strided[static_cast<size_t>(ox)] = xr[ox * s.stride_w];
-              xr = strided.data();
-            }
-            MulAddI32(xr + lo, wt, acc + lo, hi - lo);
+      // Every value the windows read is written: the input centered, the
+      // padding zero. Phase p holds padded columns p, p + sw, p + 2 sw...
+      const int64_t sw = s.stride_w;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t iy = r - s.pad_t;
+        for (int64_t p = 0; p < sw; ++p) {
+          int32_t* dst = phases.data() + (p * rows + r) * phase_w;
+          const int64_t n = (cols - p + sw - 1) / sw;  // padded columns of this phase
+          if (iy < 0 || iy >= s.h) {
+            std::fill(dst, dst + n, 0);
+            continue;
           }
+          // Phase columns j whose input column j * sw + p - pad_l is inside.
+          const int64_t lo = std::min(n, std::max<int64_t>(0, (s.pad_l - p + sw - 1) / sw));
+          const int64_t hi = std::max(lo, std::min(n, (s.pad_l + s.w - p + sw - 1) / sw));
+          std::fill(dst, dst + lo, 0);
+          const uint8_t* src = in + iy * s.w + p - s.pad_l;
+          if (x_signed) {
+            for (int64_t j = lo; j < hi; ++j) dst[j] = int32_t{static_cast<int8_t>(src[j * sw])} - x_zero;
+          } else {
+            for (int64_t j = lo; j < hi; ++j) dst[j] = int32_t{src[j * sw]} - x_zero;
+          }
+          std::fill(dst + hi, dst + n, 0);
         }
       }
+      int32_t* out = y + plane * pixels;
+      DepthwisePlaneI32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw, wc.data(),
+                        s.oh, s.ow, out);
       if (requant != nullptr)  // while the plane is in cache
         RequantizeI32(out, pixels, requant->bias ? requant->bias[ch] : 0, requant->scale[ch], nullptr, requant->zero,
                       requant->out_signed, requant->out + plane * pixels);

@@ -15,14 +15,32 @@ namespace tessera::cpu::int32_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-void MulAdd(const int32_t* x, int32_t w, int32_t* acc, int64_t n) {
+void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                    int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
   const hn::ScalableTag<int32_t> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto wv = hn::Set(d, w);
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, acc + i) + hn::LoadU(d, x + i) * wv, d, acc + i);
-  for (; i < n; ++i)
-    acc[i] = static_cast<int32_t>(static_cast<uint32_t>(acc[i]) + static_cast<uint32_t>(x[i]) * static_cast<uint32_t>(w));
+  const int64_t plane = rows * phase_w;
+  HWY_ALIGN int32_t tail[64];
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    int32_t* yr = y + oy * ow;
+    for (int64_t ox = 0; ox < ow; ox += lanes) {
+      auto acc = hn::Zero(d);
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const int64_t r = oy * sh + ky * dh;
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          const int64_t off = kx * dw;
+          const int32_t* src = phases + (off % sw) * plane + r * phase_w + ox + off / sw;
+          acc = hn::Add(acc, hn::Mul(hn::LoadU(d, src), hn::Set(d, taps[ky * kw + kx])));
+        }
+      }
+      if (ox + lanes <= ow) {
+        hn::StoreU(acc, d, yr + ox);
+      } else {
+        hn::Store(acc, d, tail);
+        for (int64_t i = 0; i < ow - ox; ++i) yr[ox + i] = tail[i];
+      }
+    }
+  }
 }
 
 // out[i] = saturate(round((acc[i] + add) * scale_i) + zero), scale_i =
@@ -158,7 +176,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tessera::cpu {
 namespace int32_detail {
-HWY_EXPORT(MulAdd);
+HWY_EXPORT(DepthwisePlane);
 HWY_EXPORT(RequantizeS8);
 HWY_EXPORT(RequantizeU8);
 HWY_EXPORT(QuantizeS8);
@@ -168,8 +186,10 @@ HWY_EXPORT(DequantizeU8);
 }  // namespace int32_detail
 using namespace int32_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
 
-void MulAddI32(const int32_t* x, int32_t w, int32_t* acc, int64_t n) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(MulAdd)(x, w, acc, n);
+void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                       int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
+  if (oh > 0 && ow > 0)
+    HWY_DYNAMIC_DISPATCH(DepthwisePlane)(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
 }
 
 void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,

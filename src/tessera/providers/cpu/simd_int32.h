@@ -8,8 +8,16 @@
 
 namespace tessera::cpu {
 
-// acc[i] += x[i] * w for i < n, in wrapping 32-bit arithmetic.
-void MulAddI32(const int32_t* x, int32_t w, int32_t* acc, int64_t n);
+// One plane of a depthwise convolution, its input split by column phase so
+// every tap reads contiguous values at any stride:
+//   y[oy * ow + ox] = sum over ky < kh, kx < kw of taps[ky * kw + kx] *
+//     phases[p][(oy * sh + ky * dh) * phase_w + ox + (kx * dw) / sw],
+//   p = (kx * dw) % sw,
+// phases holding sw planes of `rows` x phase_w values (centered, zero in the
+// padding), phase_w >= ow + (kw - 1) * dw / sw + 64 (vector loads read past
+// the last output). Wrapping 32-bit arithmetic.
+void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                       int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y);
 
 // out[i] = saturate(round((acc[i] + add) * s) + zero) as int8 (out_signed)
 // or uint8, s = per_column[i] when given, else scale; in double, rounding
