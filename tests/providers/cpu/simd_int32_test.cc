@@ -1,4 +1,4 @@
-// DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
+// CenterBytesI32, DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
 // references on every SIMD target, at lengths around the vector widths:
 // strided and dilated planes, halves rounded to even, saturation at both
 // ends, per-column scales.
@@ -15,6 +15,25 @@
 
 namespace tessera::cpu {
 namespace {
+
+TEST(SimdInt32, CenterBytesReadsEveryStrideThValue) {
+  test::OnEverySimdTarget([] {
+    std::vector<uint8_t> src(400);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+    for (int64_t stride : {1, 2, 3})
+      for (int64_t n : {1, 8, 15, 16, 17, 33, 100})
+        for (bool is_signed : {false, true}) {
+          std::vector<int32_t> dst(static_cast<size_t>(n) + 1, 12345);
+          CenterBytesI32(src.data(), stride, n, is_signed, 7, dst.data());
+          for (int64_t j = 0; j < n; ++j) {
+            const uint8_t b = src[static_cast<size_t>(j * stride)];
+            ASSERT_EQ(dst[static_cast<size_t>(j)], (is_signed ? int32_t{static_cast<int8_t>(b)} : int32_t{b}) - 7)
+                << "stride " << stride << " n " << n << " at " << j;
+          }
+          EXPECT_EQ(dst[static_cast<size_t>(n)], 12345) << "writes past n";
+        }
+  });
+}
 
 // A plane against direct sums: strides 1 to 3, dilation, taps of both
 // signs at the range ends, outputs on and off the vector length.

@@ -100,12 +100,7 @@ void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint
           const int64_t lo = std::min(n, std::max<int64_t>(0, (s.pad_l - p + sw - 1) / sw));
           const int64_t hi = std::max(lo, std::min(n, (s.pad_l + s.w - p + sw - 1) / sw));
           std::fill(dst, dst + lo, 0);
-          const uint8_t* src = in + iy * s.w + p - s.pad_l;
-          if (x_signed) {
-            for (int64_t j = lo; j < hi; ++j) dst[j] = int32_t{static_cast<int8_t>(src[j * sw])} - x_zero;
-          } else {
-            for (int64_t j = lo; j < hi; ++j) dst[j] = int32_t{src[j * sw]} - x_zero;
-          }
+          CenterBytesI32(in + iy * s.w + lo * sw + p - s.pad_l, sw, hi - lo, x_signed, x_zero, dst + lo);
           std::fill(dst + hi, dst + n, 0);
         }
       }

@@ -15,6 +15,35 @@ namespace tessera::cpu::int32_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+template <typename T>
+void CenterBytes(const T* src, int64_t stride, int64_t n, int32_t zero, int32_t* dst) {
+  const hn::ScalableTag<int32_t> d;
+  const hn::Rebind<T, decltype(d)> dt;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto z = hn::Set(d, zero);
+  int64_t j = 0;
+  if (stride == 1) {
+    for (; j + lanes <= n; j += lanes) hn::StoreU(hn::Sub(hn::PromoteTo(d, hn::LoadU(dt, src + j)), z), d, dst + j);
+  } else if (stride == 2) {
+    // Stride 2 reads each pair and keeps its first; the loop stops where
+    // the pair of the last value would pass its end.
+    for (; j + lanes < n; j += lanes) {
+      hn::Vec<decltype(dt)> even, odd;
+      hn::LoadInterleaved2(dt, src + 2 * j, even, odd);
+      hn::StoreU(hn::Sub(hn::PromoteTo(d, even), z), d, dst + j);
+    }
+  }
+  for (; j < n; ++j) dst[j] = int32_t{src[j * stride]} - zero;
+}
+
+void CenterBytesAny(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst) {
+  if (is_signed) {
+    CenterBytes(reinterpret_cast<const int8_t*>(src), stride, n, zero, dst);
+  } else {
+    CenterBytes(src, stride, n, zero, dst);
+  }
+}
+
 void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
                     int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
   const hn::ScalableTag<int32_t> d;
@@ -177,6 +206,7 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace int32_detail {
 HWY_EXPORT(DepthwisePlane);
+HWY_EXPORT(CenterBytesAny);
 HWY_EXPORT(RequantizeS8);
 HWY_EXPORT(RequantizeU8);
 HWY_EXPORT(QuantizeS8);
@@ -185,6 +215,10 @@ HWY_EXPORT(DequantizeS8);
 HWY_EXPORT(DequantizeU8);
 }  // namespace int32_detail
 using namespace int32_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
+
+void CenterBytesI32(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst) {
+  if (n > 0) HWY_DYNAMIC_DISPATCH(CenterBytesAny)(src, stride, n, is_signed, zero, dst);
+}
 
 void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
                        int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {

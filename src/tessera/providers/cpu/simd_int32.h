@@ -8,6 +8,10 @@
 
 namespace tessera::cpu {
 
+// dst[j] = src[j * stride] - zero for j < n, the bytes read as int8
+// (is_signed) or uint8: a row of quantized input, centered, as int32.
+void CenterBytesI32(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst);
+
 // One plane of a depthwise convolution, its input split by column phase so
 // every tap reads contiguous values at any stride:
 //   y[oy * ow + ox] = sum over ky < kh, kx < kw of taps[ky * kw + kx] *
