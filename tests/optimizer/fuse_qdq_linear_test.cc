@@ -1,4 +1,4 @@
-// QdqToQLinear: DequantizeLinear -> Conv [+ Relu] / MatMul -> QuantizeLinear
+// QdqToQLinear: DequantizeLinear -> Conv [+ Relu/Clip] / MatMul -> QuantizeLinear
 // with constant int8 weights becomes QLinearConv / QLinearMatMul. The fused
 // model stays within one output step of the QDQ model.
 #include <gtest/gtest.h>
@@ -23,6 +23,8 @@ struct ConvCase {
   int bias = 1;               // 0 none, 1 float, 2 int32 through DequantizeLinear
   bool constant_w = true;
   bool x_read_elsewhere = false;
+  float clip_max = 0;  // > 0: Clip(0, clip_max) in place of Relu
+  float y_scale = 0.05f;
 };
 
 // x_q [1, 8, 7, 6] uint8 -> DQ -> Conv 3x3 (pads 1, 6 channels, per-channel
@@ -41,7 +43,8 @@ Model QdqConv(const ConvCase& c) {
   Node conv = MakeNode("conv", "Conv", conv_in, {c.relu ? "h" : "y"});
   conv.attributes = {IntsAttr("pads", {1, 1, 1, 1})};
   n.push_back(conv);
-  if (c.relu) n.push_back(MakeNode("relu", "Relu", {"h"}, {"y"}));
+  if (c.relu && c.clip_max > 0) n.push_back(MakeNode("clip", "Clip", {"h", "clip_lo", "clip_hi"}, {"y"}));
+  else if (c.relu) n.push_back(MakeNode("relu", "Relu", {"h"}, {"y"}));
   n.push_back(MakeNode("q", "QuantizeLinear", {"y", "ys", "yz"}, {"yq"}));
   std::vector<ValueInfo> outs = {TensorInfo("yq", DataType::kUInt8, {1, 6, 7, 6})};
   if (c.x_read_elsewhere) outs.push_back(TensorInfo("x", DataType::kFloat, {1, 8, 7, 6}));
@@ -62,7 +65,11 @@ Model QdqConv(const ConvCase& c) {
     for (size_t i = 0; i < 6; ++i) bs[i] = 0.02f * ws[i];
     init["bs"] = Tensor::FromVector<float>(bs, {6});
   }
-  init["ys"] = Scalar(0.05f);
+  init["ys"] = Scalar(c.y_scale);
+  if (c.clip_max > 0) {
+    init["clip_lo"] = Scalar(0.f);
+    init["clip_hi"] = Scalar(c.clip_max);
+  }
   init["yz"] = Tensor::FromVector<uint8_t>({c.y_zero}, {});
   return m;
 }
@@ -98,6 +105,22 @@ TEST(QdqToQLinear, ReluStaysUnlessTheZeroPointIsTheLowestValue) {
   c.relu = false;
   Model opt = ApplyAndCompare(*MakeQdqToQLinear(), QdqConv(c), XFeed(), &changes, 0, 1);
   EXPECT_EQ(changes, 1) << "without Relu the zero point may be anything";
+}
+
+// Relu6 as ORT's quantizer leaves it: Clip(0, 6) before a Q whose range is
+// [0, 6] folds (saturation clips the same); a Clip inside the range stays.
+TEST(QdqToQLinear, ClipFoldsWhereSaturationDoesItsWork) {
+  ConvCase c;
+  c.clip_max = 6.f;
+  c.y_scale = 6.f / 255.f;
+  int changes = 0;
+  Model opt = ApplyAndCompare(*MakeQdqToQLinear(), QdqConv(c), XFeed(), &changes, 0, 1);
+  EXPECT_EQ(changes, 1);
+  EXPECT_EQ(OpTypes(*opt.graph), std::vector<std::string>{"QLinearConv"});
+  c.clip_max = 3.f;
+  c.y_scale = 0.05f;  // the quantized range reaches 12.75: the Clip does work
+  ApplyAndCompare(*MakeQdqToQLinear(), QdqConv(c), XFeed(), &changes, 0, 0);
+  EXPECT_EQ(changes, 0);
 }
 
 TEST(QdqToQLinear, NeedsConstantWeightsAndKeepsADequantizeStillRead) {

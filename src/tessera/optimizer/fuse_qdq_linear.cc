@@ -2,7 +2,7 @@
 // and quantization tools write it,
 //
 //   DequantizeLinear(x_q, xs, xz) ─┐
-//   DequantizeLinear(w_q, ws, wz) ─┼─ Conv [+ Relu] ─ QuantizeLinear(ys, yz) ─ y_q
+//   DequantizeLinear(w_q, ws, wz) ─┼─ Conv [+ Relu/Clip] ─ QuantizeLinear(ys, yz) ─ y_q
 //   bias (float, or DequantizeLinear of int32) ─┘
 //
 // with constant weights, scales and zero points, becomes one QLinearConv
@@ -10,9 +10,11 @@
 // fused node computes in integers what the pattern computes in float, so
 // its output can differ by one quantization step where the float result
 // rounds near a half step; a float bias is quantized to int32 at scale
-// xs * ws (an error of at most half of that, far below ys). A Relu folds in
-// only when yz is the lowest value of y's type, where saturation already
-// does what Relu does. Everything else is left as it is.
+// xs * ws (an error of at most half of that, far below ys). A Relu or a
+// constant Clip (Relu6) folds in only where the output's saturation
+// already does what it does: yz the lowest value of y's type for a bound
+// at zero, and the upper bound at or past the highest quantized value.
+// Everything else is left as it is.
 #include <cmath>
 #include <limits>
 
@@ -98,17 +100,27 @@ class QdqToQLinear final : public GraphPass {
       return 0;
     const DataType yt = yz ? yz->dtype() : DataType::kUInt8;
     if (!Int8Type(yt) || AttrInt(qn, "output_dtype", 0) != 0) return 0;
-    // Producer: the product, or a Relu after it.
+    // Producer: the product, or a Relu or Clip after it that the output's
+    // saturation already does.
     std::string product = qn.inputs[0];
-    int relu = fg.ProducerOp(product, "Relu");
-    if (relu >= 0) {
-      const double lowest = yt == DataType::kInt8 ? -128.0 : 0.0;
-      if (!fg.SingleUse(product) || (yz ? yz->GetAsDouble(0) : 0.0) != lowest) return 0;
-      product = fg.node(relu).inputs[0];
+    int activation = fg.ProducerOp(product, "Relu");
+    if (activation < 0) activation = fg.ProducerOp(product, "Clip");
+    if (activation >= 0) {
+      if (!fg.SingleUse(product)) return 0;
+      if (!SaturationClips(fg, fg.node(activation), ys->data<float>()[0],
+                           yz ? static_cast<int64_t>(yz->GetAsDouble(0)) : 0, yt)) {
+        if (ctx.logger)
+          TS_LOG(*ctx.logger, kVerbose, "QdqToQLinear: " << fg.node(activation).Label()
+                                                          << " stays float: the output's saturation does not do "
+                                                             "what it does (non-constant bounds, or bounds inside the "
+                                                             "quantized range)");
+        return 0;
+      }
+      product = fg.node(activation).inputs[0];
     }
     if (!fg.SingleUse(product)) return 0;
     const int conv = fg.ProducerOp(product, "Conv");
-    const int matmul = conv < 0 && relu < 0 ? fg.ProducerOp(product, "MatMul") : -1;
+    const int matmul = conv < 0 && activation < 0 ? fg.ProducerOp(product, "MatMul") : -1;
     const int pi = conv >= 0 ? conv : matmul;
     if (pi < 0 || !fg.OnTarget(pi)) return 0;
     const Node pn = fg.node(pi);
@@ -149,13 +161,44 @@ class QdqToQLinear final : public GraphPass {
     for (const std::string& in : pn.inputs)
       if (int d = in.empty() ? -1 : fg.ProducerOp(in, "DequantizeLinear"); d >= 0) dequantizers.push_back(d);
     fg.Remove(qi);
-    if (relu >= 0) fg.Remove(relu);
+    if (activation >= 0) fg.Remove(activation);
     fg.Remove(pi);
     for (int d : dequantizers)
       if (fg.live(d) && fg.editor().UseCount(fg.node(d).outputs[0]) == 0) fg.Remove(d);
     if (ctx.logger) TS_LOG(*ctx.logger, kVerbose, "QdqToQLinear: " << pn.Label() << " -> " << q.op_type);
     fg.Add(std::move(q));
     return 1;
+  }
+
+  // Whether QuantizeLinear(ys, yz) of the activation's output equals that
+  // of its input for every value: a value below the activation's lower
+  // bound must quantize to the type's lowest (round(lo / ys) + yz <= qmin:
+  // for Relu, yz is the lowest), and one above its upper bound to the
+  // highest. Bounds must be constants.
+  static bool SaturationClips(const FusionGraph& fg, const Node& act, float ys, int64_t yz, DataType yt) {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (act.op_type == "Relu") {
+      lo = 0.f;
+    } else if (fg.OnnxOpset() >= 0 && fg.OnnxOpset() < 11) {
+      const Attribute* a = act.FindAttribute("min");
+      const Attribute* b = act.FindAttribute("max");
+      if (a) lo = a->f;
+      if (b) hi = b->f;
+    } else {
+      for (size_t k = 1; k <= 2 && k < act.inputs.size(); ++k) {
+        if (act.inputs[k].empty()) continue;
+        auto v = fg.ScalarConstant(act.inputs[k]);
+        if (!v) return false;
+        (k == 1 ? lo : hi) = static_cast<float>(*v);
+      }
+    }
+    const double qmin = yt == DataType::kInt8 ? -128.0 : 0.0, qmax = yt == DataType::kInt8 ? 127.0 : 255.0;
+    if (!(ys > 0.f)) return false;
+    if (lo != -std::numeric_limits<float>::infinity() && std::nearbyint(lo / ys) + static_cast<double>(yz) > qmin)
+      return false;
+    if (hi != std::numeric_limits<float>::infinity() && std::nearbyint(hi / ys) + static_cast<double>(yz) < qmax)
+      return false;
+    return true;
   }
 
   static Node MakeFusedNode(const Node& product, const char* op, const std::string& out) {
