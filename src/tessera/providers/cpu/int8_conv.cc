@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/kernel_util.h"
@@ -57,6 +58,31 @@ void Im2Col(const Conv2DShape& s, const uint8_t* plane, int64_t channels, uint8_
           for (int64_t ox = ox_lo; ox < ox_hi; ++ox) out[ox] = row[ox * s.stride_w];
         }
         std::memset(out + ox_hi, pad, static_cast<size_t>(s.ow - ox_hi));
+      }
+    }
+  });
+}
+
+// One image's group of channels with its padding: [channels, hp, wp]
+// bytes, the input at (pad_t, pad_l), the zero point's byte around it.
+void PadImage(const Conv2DShape& s, const uint8_t* plane, int64_t channels, int64_t hp, int64_t wp, uint8_t pad,
+              uint8_t* out, ThreadPool* pool) {
+  ParallelFor(pool, channels, 4, [&](int64_t c0, int64_t c1) {
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      uint8_t* dst = out + ch * hp * wp;
+      const uint8_t* src = plane + ch * s.h * s.w;
+      for (int64_t r = 0; r < hp; ++r) {
+        uint8_t* row = dst + r * wp;
+        const int64_t iy = r - s.pad_t;
+        // Input columns [x0, x1) land at [x0 + pad_l, x1 + pad_l).
+        const int64_t x0 = std::max<int64_t>(0, -s.pad_l), x1 = std::min(s.w, wp - s.pad_l);
+        if (iy < 0 || iy >= s.h || x1 <= x0) {
+          std::memset(row, pad, static_cast<size_t>(wp));
+          continue;
+        }
+        std::memset(row, pad, static_cast<size_t>(x0 + s.pad_l));
+        std::memcpy(row + x0 + s.pad_l, src + iy * s.w + x0, static_cast<size_t>(x1 - x0));
+        std::memset(row + x1 + s.pad_l, pad, static_cast<size_t>(wp - x1 - s.pad_l));
       }
     }
   });
@@ -125,28 +151,65 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
   const auto pad = static_cast<uint8_t>(static_cast<uint32_t>(x_zero) & 0xffu);
   const bool direct = s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_t == 0 && s.pad_l == 0 &&
                       s.oh == s.h && s.ow == s.w;
-  std::vector<uint8_t> cols(direct ? 0 : static_cast<size_t>(k * pixels));
+  // Stride 1 (most CNNs' 3x3 layers): every tap is a slice of one padded
+  // copy of the image, read in place, with no patch matrix. The product
+  // then runs over the padded grid, wp columns an output row of which the
+  // last (kw - 1) * dil_w fall outside the output, and the valid columns
+  // are compacted after.
+  const bool sliced = !direct && s.stride_h == 1 && s.stride_w == 1;
+  const int64_t hp = s.oh + (s.kh - 1) * s.dil_h, wp = s.ow + (s.kw - 1) * s.dil_w;
+  const int64_t grid = sliced ? (s.oh - 1) * wp + s.ow : pixels;  // the product's columns
+  std::vector<uint8_t> cols(direct ? 0 : static_cast<size_t>(sliced ? cg * hp * wp : k * pixels));
+  std::vector<const uint8_t*> tap_rows(static_cast<size_t>(sliced ? k : 0));
+  std::unique_ptr<int32_t[]> grid_sums;
+  std::vector<uint8_t> grid_bytes;
+  if (sliced) {
+    grid_sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(mg * grid));
+    if (requant != nullptr) grid_bytes.resize(static_cast<size_t>(mg * grid));
+  }
   const ZeroPoints wz = w.zero();
   for (int64_t img = 0; img < s.n; ++img)
     for (int64_t g = 0; g < s.group; ++g) {
       const uint8_t* plane = xb + (img * s.c + g * cg) * s.h * s.w;
-      if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
       // The image's columns, packed into storage this thread keeps between runs.
       thread_local PackedInt8B b;
-      b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool);
+      if (sliced) {
+        PadImage(s, plane, cg, hp, wp, pad, cols.data(), pool);
+        for (int64_t r = 0; r < k; ++r) {
+          const int64_t ch = r / (s.kh * s.kw), ky = (r / s.kw) % s.kh, kx = r % s.kw;
+          tap_rows[static_cast<size_t>(r)] = cols.data() + (ch * hp + ky * s.dil_h) * wp + kx * s.dil_w;
+        }
+        b.RepackRows(x_signed, k, grid, tap_rows.data(), ZeroPoints{&x_zero, false}, pool);
+      } else {
+        if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
+        b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool);
+      }
       ZeroPoints rows = wz;
       if (rows.per_line) rows.values += g * mg;
+      int32_t* sums = y + (img * s.m + g * mg) * pixels;
       Int8Requant part;
       if (requant != nullptr) {
         part = *requant;
-        part.ldo = pixels;
-        part = part.Rows(img * s.m + g * mg);
+        part.ldo = grid;
+        part.out = sliced ? grid_bytes.data() : requant->out + (img * s.m + g * mg) * pixels;
         // Per output channel: the image's rows start over at channel 0.
         part.scale = requant->scale + g * mg;
         if (requant->bias != nullptr) part.bias = requant->bias + g * mg;
       }
-      Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, y + (img * s.m + g * mg) * pixels,
-                        pixels, requant != nullptr ? &part : nullptr, w.packed(g));
+      Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, sliced ? grid_sums.get() : sums,
+                        grid, requant != nullptr ? &part : nullptr, w.packed(g));
+      if (!sliced) continue;
+      // The output rows out of the grid's: bytes when requantized, else sums.
+      uint8_t* out_bytes = requant != nullptr ? requant->out + (img * s.m + g * mg) * pixels : nullptr;
+      for (int64_t ch = 0; ch < mg; ++ch)
+        for (int64_t oy = 0; oy < s.oh; ++oy) {
+          const int64_t from = ch * grid + oy * wp, to = ch * pixels + oy * s.ow;
+          if (out_bytes != nullptr) {
+            std::memcpy(out_bytes + to, grid_bytes.data() + from, static_cast<size_t>(s.ow));
+          } else {
+            std::memcpy(sums + to, grid_sums.get() + from, static_cast<size_t>(s.ow) * sizeof(int32_t));
+          }
+        }
     }
 }
 

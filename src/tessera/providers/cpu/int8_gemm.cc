@@ -206,13 +206,13 @@ namespace {
 // B's rows 2q and 2q + 1 at a time (both read along the row), each
 // column's pair written into its panel.
 template <typename T>
-void PackPairs(int64_t k, int64_t n, const T* b, int64_t ldb, ZeroPoints zero, int64_t pairs, int32_t* out) {
+void PackPairs(int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero, int64_t pairs, int32_t* out) {
   std::vector<int32_t> z(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) z[static_cast<size_t>(j)] = zero.At(j);
   const int64_t panels = (n + kPanel - 1) / kPanel;
   for (int64_t q = 0; q < pairs; ++q) {
-    const T* lo = b + 2 * q * ldb;
-    const T* hi = 2 * q + 1 < k ? lo + ldb : nullptr;
+    const T* lo = reinterpret_cast<const T*>(rows[2 * q]);
+    const T* hi = 2 * q + 1 < k ? reinterpret_cast<const T*>(rows[2 * q + 1]) : nullptr;
     for (int64_t p = 0; p < panels; ++p) {
       int32_t* o = out + (p * pairs + q) * kPanel;
       const int64_t j0 = p * kPanel, width = std::min(kPanel, n - j0);
@@ -241,19 +241,26 @@ PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, in
 
 void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
                          ThreadPool* pool) {
+  std::vector<const uint8_t*> rows(static_cast<size_t>(k));
+  for (int64_t kk = 0; kk < k; ++kk) rows[static_cast<size_t>(kk)] = static_cast<const uint8_t*>(b) + kk * ldb;
+  RepackRows(is_signed, k, n, rows.data(), zero, pool);
+}
+
+void PackedInt8B::RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
+                             ThreadPool* pool) {
   k_ = k, n_ = n, pairs_ = (k + 1) / 2;
   quads_ = PackQuads();
   if (quads_) {
     quads4_ = (k + 3) / 4;
-    int8_quads::Pack(is_signed, k, n, b, ldb, zero, quads4_, quad_, colsum_, zero_, pool);
+    int8_quads::Pack(is_signed, k, n, rows, zero, quads4_, quad_, colsum_, zero_, pool);
     return;
   }
   const int64_t panels = (n + kPanel - 1) / kPanel;
   data_.resize(static_cast<size_t>(panels * pairs_ * kPanel));  // every word is written below
   if (is_signed) {
-    PackPairs(k, n, static_cast<const int8_t*>(b), ldb, zero, pairs_, data_.data());
+    PackPairs<int8_t>(k, n, rows, zero, pairs_, data_.data());
   } else {
-    PackPairs(k, n, static_cast<const uint8_t*>(b), ldb, zero, pairs_, data_.data());
+    PackPairs<uint8_t>(k, n, rows, zero, pairs_, data_.data());
   }
 }
 

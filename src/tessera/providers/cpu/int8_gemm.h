@@ -46,6 +46,10 @@ class PackedInt8B {
   // Packing splits over `pool` when given (null: the calling thread).
   void Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
               ThreadPool* pool = nullptr);
+  // The same with B's rows anywhere: rows[kk] holds row kk's n bytes (a
+  // convolution's taps as slices of one padded image, say).
+  void RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
+                  ThreadPool* pool = nullptr);
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
   bool quads() const { return quads_; }

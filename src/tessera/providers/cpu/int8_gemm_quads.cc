@@ -215,7 +215,7 @@ constexpr std::array<KernelFn, sizeof...(kIs)> Table(std::index_sequence<kIs...>
 
 }  // namespace
 
-void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero, int64_t quad_steps,
+void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, ZeroPoints zero, int64_t quad_steps,
           std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros, ThreadPool* pool) {
   const int64_t panels = (n + kPanel - 1) / kPanel;
   // Every byte is written below (padding too), so a buffer reused from an
@@ -224,7 +224,6 @@ void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, Zero
   quad.resize(static_cast<size_t>(panels * quad_steps * kPanel * 4));
   colsum.assign(static_cast<size_t>(panels * kPanel), 0);
   zeros.assign(static_cast<size_t>(panels * kPanel), 0);
-  const auto* bytes = static_cast<const uint8_t*>(b);
   const uint8_t flip = is_signed ? 0x00 : 0x80;
   for (int64_t j = 0; j < n; ++j) zeros[static_cast<size_t>(j)] = zero.At(j) - (is_signed ? 0 : 128);
   // Panels are independent: split them over the pool (a product's
@@ -234,14 +233,14 @@ void Pack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, Zero
     // Column sums of the stored values, row by row (vectorized by the compiler).
     int32_t* cs = colsum.data();
     for (int64_t kk = 0; kk < k; ++kk) {
-      const uint8_t* row = bytes + kk * ldb;
+      const uint8_t* row = b_rows[kk];
       for (int64_t j = c0; j < c1; ++j) cs[j] += static_cast<int8_t>(row[j] ^ flip);
     }
     for (int64_t q = 0; q < quad_steps; ++q) {
       const uint8_t* rows[4];
       bool whole = true;
       for (int64_t t = 0; t < 4; ++t) {
-        rows[t] = 4 * q + t < k ? bytes + (4 * q + t) * ldb : nullptr;
+        rows[t] = 4 * q + t < k ? b_rows[4 * q + t] : nullptr;
         whole &= rows[t] != nullptr;
       }
       for (int64_t p = p0; p < p1; ++p) {
