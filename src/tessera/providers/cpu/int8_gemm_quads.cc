@@ -229,13 +229,8 @@ void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, Ze
   // Panels are independent: split them over the pool (a product's
   // activations are packed on every run).
   ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
-    const int64_t c0 = p0 * kPanel, c1 = std::min(n, p1 * kPanel);
-    // Column sums of the stored values, row by row (vectorized by the compiler).
+    // Column sums of the stored values, added as each quad is stored.
     int32_t* cs = colsum.data();
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const uint8_t* row = b_rows[kk];
-      for (int64_t j = c0; j < c1; ++j) cs[j] += static_cast<int8_t>(row[j] ^ flip);
-    }
     for (int64_t q = 0; q < quad_steps; ++q) {
       const uint8_t* rows[4];
       bool whole = true;
@@ -259,12 +254,30 @@ void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, Ze
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo01, lo23));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), _mm_unpacklo_epi16(hi01, hi23));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+          // The four values of each column, sign-extended (SSE2) and summed
+          // in int16 (at most 4 * 128), then added to its int32 sum.
+          const __m128i zero = _mm_setzero_si128();
+          __m128i lo = zero, hi = zero;
+          for (int t = 0; t < 4; ++t) {
+            const __m128i sign = _mm_cmpgt_epi8(zero, r[t]);
+            lo = _mm_add_epi16(lo, _mm_unpacklo_epi8(r[t], sign));
+            hi = _mm_add_epi16(hi, _mm_unpackhi_epi8(r[t], sign));
+          }
+          __m128i* sums = reinterpret_cast<__m128i*>(cs + j0);
+          const __m128i parts[4] = {_mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 16),
+                                    _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 16),
+                                    _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 16),
+                                    _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 16)};
+          for (int v = 0; v < 4; ++v) _mm_storeu_si128(sums + v, _mm_add_epi32(_mm_loadu_si128(sums + v), parts[v]));
           continue;
         }
 #endif
         for (int64_t j = 0; j < kPanel; ++j)
-          for (int64_t t = 0; t < 4; ++t)
-            out[j * 4 + t] = rows[t] != nullptr && j0 + j < n ? static_cast<int8_t>(rows[t][j0 + j] ^ flip) : 0;
+          for (int64_t t = 0; t < 4; ++t) {
+            const bool there = rows[t] != nullptr && j0 + j < n;
+            out[j * 4 + t] = there ? static_cast<int8_t>(rows[t][j0 + j] ^ flip) : 0;
+            if (there) cs[j0 + j] += out[j * 4 + t];
+          }
       }
     }
   });
