@@ -15,6 +15,7 @@ using namespace test;
 using namespace test::qlinear;
 
 struct BinaryCase {
+  BinaryCase(Shape a_, Shape b_, DataType t = DataType::kUInt8) : a(std::move(a_)), b(std::move(b_)), type(t) {}
   Shape a, b;
   DataType type = DataType::kUInt8;
   float as = 0.02f, bs = 0.03f, cs = 0.04f;
@@ -77,7 +78,7 @@ TEST(QLinearBinary, SameShapeInt8AndUint8) {
   for (bool mul : {false, true})
     for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
       SCOPED_TRACE(std::string(mul ? "Mul " : "Add ") + DataTypeName(t));
-      BinaryCase c{{2, 3, 37}, {2, 3, 37}, t};
+      BinaryCase c({2, 3, 37}, {2, 3, 37}, t);
       if (t == DataType::kInt8) c.za = -5, c.zb = 7, c.zc = 0;
       if (mul) c.cs = 0.5f;
       Check(mul, c);
@@ -96,7 +97,7 @@ TEST(QLinearBinary, Broadcasts) {
   for (bool mul : {false, true})
     for (const auto& [a, b] : shapes) {
       SCOPED_TRACE(ShapeToString(a) + " x " + ShapeToString(b));
-      BinaryCase c{a, b};
+      BinaryCase c(a, b);
       if (mul) c.cs = 0.5f;
       Check(mul, c);
       c.type = DataType::kInt8;
@@ -108,7 +109,7 @@ TEST(QLinearBinary, Broadcasts) {
 TEST(QLinearBinary, SaturatesAtBothEnds) {
   for (bool mul : {false, true})
     for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
-      BinaryCase c{{300}, {300}, t};
+      BinaryCase c({300}, {300}, t);
       c.cs = mul ? 0.01f : 0.002f;  // most sums far outside the output's range
       c.zc = t == DataType::kInt8 ? 0 : 128;
       if (t == DataType::kInt8) c.za = c.zb = 0;
@@ -129,7 +130,7 @@ TEST(QLinearBinary, SaturatesAtBothEnds) {
 
 TEST(QLinearBinary, ExtremeScalesAndZeroPoints) {
   for (bool mul : {false, true}) {
-    BinaryCase c{{5, 64}, {5, 64}};
+    BinaryCase c({5, 64}, {5, 64});
     c.za = 0, c.zb = 255, c.zc = 255;
     c.as = 1e-6f, c.bs = 1e3f, c.cs = 1e3f;
     Check(mul, c, 7);
@@ -141,14 +142,14 @@ TEST(QLinearBinary, ExtremeScalesAndZeroPoints) {
 }
 
 TEST(QLinearBinary, ParametersFedAtRunTime) {
-  BinaryCase c{{2, 3, 4, 5}, {1, 3, 1, 1}};
+  BinaryCase c({2, 3, 4, 5}, {1, 3, 1, 1});
   c.params_constant = false;
   Check(false, c);
   Check(true, c);
 }
 
 TEST(QLinearBinary, EmptyTensors) {
-  BinaryCase c{{0, 3}, {3}};
+  BinaryCase c({0, 3}, {3});
   Check(false, c);
   Check(true, c);
 }
@@ -169,6 +170,25 @@ TEST(QLinearBinary, BadInputsNameTheNode) {
     ADD_FAILURE() << "a per-channel scale must fail";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("A scale must hold one value"), std::string::npos) << e.what();
+  }
+}
+
+// Opset errors and missing imports name the com.microsoft domain, as they
+// do for ai.onnx.
+TEST(QLinearBinary, OpsetErrorsNameTheDomain) {
+  Node n = MakeNode("add", "QLinearAdd", {"a", "s", "", "a", "s", "", "s"}, {"y"});
+  n.domain = "com.microsoft";
+  for (int64_t opset : {int64_t{2}, int64_t{-1}}) {
+    Model m = MakeModel({n}, {TensorInfo("a", DataType::kUInt8, {4})}, {TensorInfo("y", DataType::kUInt8, {4})}, 17);
+    m.graph->initializers["s"] = ScaleT(1);
+    if (opset > 0) m.opset_imports.push_back({"com.microsoft", opset});
+    try {
+      Session s(std::move(m), SessionOptions{}, MakeProviders({"cpu"}));
+      ADD_FAILURE() << "opset " << opset << " must fail";
+    } catch (const Error& e) {
+      const std::string want = opset > 0 ? "the model imports com.microsoft opset 2" : "uses domain 'com.microsoft'";
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
   }
 }
 

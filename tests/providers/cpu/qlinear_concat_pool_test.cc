@@ -59,6 +59,10 @@ TEST(QLinearConcat, MismatchedShapesFail) {
 }
 
 struct PoolCase {
+  explicit PoolCase(Shape x_, std::vector<int64_t> kernel_ = {}, std::vector<int64_t> strides_ = {},
+                    std::vector<int64_t> pads_ = {}, bool ceil_ = false, bool include_pad_ = false)
+      : x(std::move(x_)), kernel(std::move(kernel_)), strides(std::move(strides_)), pads(std::move(pads_)),
+        ceil(ceil_), include_pad(include_pad_) {}
   Shape x;  // NCHW
   std::vector<int64_t> kernel, strides, pads;
   bool ceil = false, include_pad = false, channels_last = false, global = false;
@@ -151,7 +155,7 @@ TEST(QLinearPool, GlobalAveragePoolNchwAndNhwc) {
   for (DataType t : {DataType::kUInt8, DataType::kInt8})
     for (bool last : {false, true}) {
       SCOPED_TRACE(std::string(DataTypeName(t)) + (last ? " NHWC" : " NCHW"));
-      PoolCase p{{2, 37, 7, 5}};
+      PoolCase p({2, 37, 7, 5});
       p.global = true;
       p.channels_last = last;
       p.type = t;
@@ -161,11 +165,11 @@ TEST(QLinearPool, GlobalAveragePoolNchwAndNhwc) {
 
 TEST(QLinearPool, AveragePoolWindows) {
   std::vector<PoolCase> cases = {
-      {{1, 3, 8, 8}, {2, 2}, {2, 2}, {0, 0, 0, 0}},
-      {{2, 4, 7, 9}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
-      {{1, 5, 7, 7}, {3, 3}, {2, 2}, {1, 1, 1, 1}, false, true},  // count_include_pad
-      {{1, 2, 6, 7}, {3, 2}, {2, 2}, {0, 1, 1, 0}, true, false},  // ceil_mode
-      {{1, 2, 6, 7}, {3, 2}, {2, 2}, {0, 1, 1, 0}, true, true}};
+      PoolCase({1, 3, 8, 8}, {2, 2}, {2, 2}, {0, 0, 0, 0}),
+      PoolCase({2, 4, 7, 9}, {3, 3}, {1, 1}, {1, 1, 1, 1}),
+      PoolCase({1, 5, 7, 7}, {3, 3}, {2, 2}, {1, 1, 1, 1}, false, true),  // count_include_pad
+      PoolCase({1, 2, 6, 7}, {3, 2}, {2, 2}, {0, 1, 1, 0}, true, false),  // ceil_mode
+      PoolCase({1, 2, 6, 7}, {3, 2}, {2, 2}, {0, 1, 1, 0}, true, true)};
   for (PoolCase p : cases)
     for (DataType t : {DataType::kUInt8, DataType::kInt8})
       for (bool last : {false, true}) {
