@@ -4,10 +4,13 @@
 # symmetric int8 weights, uint8 activations calibrated by min/max on one
 # input, QuantizeLinear/DequantizeLinear around every Conv's input and
 # output (after its Relu where one follows), MaxPool outputs sharing their
-# input's parameters, float biases kept. The result is a standard ONNX QDQ
-# model that ONNX Runtime runs too.
+# input's parameters, float biases kept. With --ops, also around the
+# activations of those ops (their computed inputs and their output, after
+# a sole Relu reader as for Conv): add (residual Adds), mul, concat,
+# gap (GlobalAveragePool), sigmoid; --ops all is every one of them. The
+# result is a standard ONNX QDQ model that ONNX Runtime runs too.
 #
-#   /usr/bin/python3 bench/make_qdq.py FLOAT.onnx OUT.onnx INPUT.pb
+#   /usr/bin/python3 bench/make_qdq.py FLOAT.onnx OUT.onnx INPUT.pb [--ops add,concat,...|all]
 #
 # Needs Debian's python3-onnx and python3-numpy, and the built Python module
 # (build/python) for the calibration run.
@@ -18,15 +21,31 @@ from onnx import helper, numpy_helper, TensorProto
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build', 'python'))
 import tessera
 
-if len(sys.argv) != 4:
-    sys.exit('usage: bench/make_qdq.py FLOAT.onnx OUT.onnx INPUT.pb')
+EXTRA_OPS = {'add': 'Add', 'mul': 'Mul', 'concat': 'Concat', 'gap': 'GlobalAveragePool', 'sigmoid': 'Sigmoid'}
+args = sys.argv[1:]
+extra = set()
+if '--ops' in args:
+    k = args.index('--ops')
+    names = args[k + 1].split(',') if k + 1 < len(args) else []
+    del args[k:k + 2]
+    if names == ['all']: names = list(EXTRA_OPS)
+    if not names or any(n not in EXTRA_OPS for n in names):
+        sys.exit('--ops takes a comma-separated list of ' + ', '.join(EXTRA_OPS) + ', or all')
+    extra = {EXTRA_OPS[n] for n in names}
+if len(args) != 3:
+    sys.exit('usage: bench/make_qdq.py FLOAT.onnx OUT.onnx INPUT.pb [--ops add,mul,concat,gap,sigmoid|all]')
 
-src, dst, inp = sys.argv[1], sys.argv[2], sys.argv[3]
+src, dst, inp = args
 m = onnx.load(src)
 g = m.graph
 init = {t.name: t for t in g.initializer}
+constants = set(init) | {o for n in g.node if n.op_type == 'Constant' for o in n.output}
 convs = [n for n in g.node if n.op_type == 'Conv']
-acts = sorted({n.input[0] for n in convs} | {n.output[0] for n in convs})
+# The ops whose activations are quantized: every Conv, and those --ops names.
+quantized_ops = [n for n in g.node if n.op_type in extra]
+def computed(names): return [v for v in names if v and v not in constants]
+acts = sorted({n.input[0] for n in convs} | {n.output[0] for n in convs} |
+              {v for n in quantized_ops for v in computed(n.input) + list(n.output[:1])})
 for n in g.node:
     if n.op_type == 'Relu': acts.append(n.output[0])
     if n.op_type == 'MaxPool': acts.append(n.input[0])
@@ -64,14 +83,18 @@ def qdq(a):
     new_nodes.append(helper.make_node('DequantizeLinear', [a + '_q', sn, zn], [a + '_dq']))
     qdq_of[a] = a + '_dq'
     return qdq_of[a]
-relu_after = {n.output[0] for n in convs if len(consumers.get(n.output[0], [])) == 1 and consumers[n.output[0]][0].op_type == 'Relu'}
+relu_after = {n.output[0] for n in convs + quantized_ops
+              if len(consumers.get(n.output[0], [])) == 1 and consumers[n.output[0]][0].op_type == 'Relu'}
 for n in g.node:
     if n.op_type != 'Conv':
-        # readers of a quantized conv output read its dequantized form
-        n2 = helper.make_node(n.op_type, [qdq_of.get(i, i) for i in n.input], list(n.output), name=n.name)
+        # readers of a quantized output read its dequantized form; the
+        # --ops ops read every computed input quantized
+        ins = [qdq(i) if n.op_type in extra and i in computed(n.input) else qdq_of.get(i, i) for i in n.input]
+        n2 = helper.make_node(n.op_type, ins, list(n.output), name=n.name)
         n2.attribute.extend(n.attribute); n2.domain = n.domain
         new_nodes.append(n2)
         if n.op_type == 'Relu' and n.input[0] in relu_after: qdq(n.output[0])
+        if n.op_type in extra and n.output[0] not in relu_after: qdq(n.output[0])
         continue
     w = numpy_helper.to_array(init[n.input[1]])
     ws = np.maximum(np.abs(w).reshape(w.shape[0], -1).max(axis=1) / 127.0, 1e-8).astype(np.float32)

@@ -50,6 +50,29 @@ TEST(ShapeInference, BroadcastsAndComparisons) {
   EXPECT_FALSE(Infer(MakeNode("a", "Add", {"x", "y"}, {"z"}), {T({2, 3}), T({4})})[0].shape.has_value());
 }
 
+// com.microsoft's QLinear ops take the types of the ai.onnx ops they quantize.
+TEST(ShapeInference, MicrosoftQLinearOps) {
+  const DataType u8 = DataType::kUInt8;
+  const TypeInfo s = T({}), z = T({}, u8);
+  Node add = MakeNode("a", "QLinearAdd", {"a", "as", "az", "b", "bs", "bz", "cs", "cz"}, {"c"});
+  add.domain = kMicrosoftDomain;
+  EXPECT_EQ(Infer(add, {T({2, 3, 4, 5}, u8), s, z, T({1, 3, 1, 1}, u8), s, z, s, z})[0].ToString(),
+            "tensor(uint8)[2,3,4,5]");
+  Node cat = MakeNode("c", "QLinearConcat", {"ys", "yz", "x0", "s0", "z0", "x1", "s1", "z1"}, {"y"});
+  cat.domain = kMicrosoftDomain;
+  cat.attributes = {test::IntAttr("axis", 1)};
+  EXPECT_EQ(Infer(cat, {s, z, T({1, 2, 3}, u8), s, z, T({1, 5, 3}, u8), s, z})[0].ToString(), "tensor(uint8)[1,7,3]");
+  Node gap = MakeNode("g", "QLinearGlobalAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"});
+  gap.domain = kMicrosoftDomain;
+  EXPECT_EQ(Infer(gap, {T({2, 8, 7, 7}, u8), s, z, s, z})[0].ToString(), "tensor(uint8)[2,8,1,1]");
+  gap.attributes = {test::IntAttr("channels_last", 1)};
+  EXPECT_EQ(Infer(gap, {T({2, 7, 7, 8}, u8), s, z, s, z})[0].ToString(), "tensor(uint8)[2,1,1,8]");
+  Node pool = MakeNode("p", "QLinearAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"});
+  pool.domain = kMicrosoftDomain;
+  pool.attributes = {test::IntsAttr("kernel_shape", {2, 2}), test::IntsAttr("strides", {2, 2})};
+  EXPECT_EQ(Infer(pool, {T({1, 3, 8, 8}, u8), s, z, s, z})[0].ToString(), "tensor(uint8)[1,3,4,4]");
+}
+
 TEST(ShapeInference, RecurrencesGiveSequenceAndStateShapes) {
   Node lstm = MakeNode("l", "LSTM", {"x", "w", "r"}, {"y", "y_h", "y_c"});
   lstm.attributes = {test::IntAttr("hidden_size", 5)};

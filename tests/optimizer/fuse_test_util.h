@@ -39,7 +39,8 @@ inline Model ApplyAndCompare(const GraphPass& pass, const Model& m, const Feeds&
   Model opt = CopyModel(m);
   *changes = ApplyPass(pass, opt);
   // As the pass manager does once a fused node appears.
-  if (opt.OpsetFor(kTesseraDomain) < 0) opt.opset_imports.push_back({kTesseraDomain, 1});
+  for (const char* domain : {kTesseraDomain, kMicrosoftDomain})
+    if (opt.OpsetFor(domain) < 0) opt.opset_imports.push_back({domain, 1});
   std::vector<Value> want = RunUnoptimized(m, feeds), got = RunUnoptimized(opt, feeds);
   EXPECT_EQ(want.size(), got.size());
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {

@@ -17,6 +17,8 @@ namespace tessera {
 inline constexpr const char* kOnnxDomain = "ai.onnx";
 inline constexpr const char* kOnnxMlDomain = "ai.onnx.ml";
 inline constexpr const char* kTesseraDomain = "ai.tessera";
+// ONNX Runtime's contrib ops (its quantized QLinear* ops among them), opset 1.
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 
 // "" and "ai.onnx" name the same domain; the IR always uses "ai.onnx".
 std::string CanonicalDomain(const std::string& domain);

@@ -555,6 +555,61 @@ std::vector<TypeInfo> InferTesseraOutputTypes(const InferenceInput& in) {
   return result;
 }
 
+// com.microsoft's quantized ops (ONNX Runtime's contrib ops) have the types
+// of the ai.onnx op they quantize, read from their data inputs; the
+// channels_last forms permute NHWC to NCHW and back around it.
+std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
+  const Node& n = in.node;
+  const std::string& op = n.op_type;
+  std::vector<TypeInfo> result(n.outputs.size(), Unknown());
+  if (result.empty()) return result;
+  auto input = [&](size_t i) { return i < in.inputs.size() ? in.inputs[i] : Unknown(); };
+  auto as_onnx = [&](const char* onnx_op, std::vector<TypeInfo> inputs) {
+    Node plain = n;
+    plain.domain = kOnnxDomain;
+    plain.op_type = onnx_op;
+    plain.attributes.clear();
+    for (const auto& a : n.attributes)
+      if (a.name != "channels_last") plain.attributes.push_back(a);
+    InferenceInput sub{plain, 22, std::move(inputs), {}};
+    return InferOutputTypes(sub);
+  };
+  if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") {
+    result[0] = input(0);
+  } else if (op == "QLinearAdd" || op == "QLinearMul") {
+    const TypeInfo a = input(0), b = input(3);
+    auto shape = Broadcast({a, b});
+    result[0] = shape ? TensorOf(a.elem_type, *shape) : TensorOf(a.elem_type);
+  } else if (op == "QLinearConcat") {
+    std::vector<TypeInfo> data;
+    for (size_t i = 2; i < in.inputs.size(); i += 3) data.push_back(in.inputs[i]);
+    if (!data.empty()) result = as_onnx("Concat", data);
+  } else if (op == "QLinearGlobalAveragePool" || op == "QLinearAveragePool") {
+    const char* onnx_op = op == "QLinearAveragePool" ? "AveragePool" : "GlobalAveragePool";
+    TypeInfo x = input(0);
+    if (AttrInt(n, "channels_last", 0) == 0 || !HasShape(x)) {
+      result = as_onnx(onnx_op, {x});
+      if (AttrInt(n, "channels_last", 0) != 0 && !result.empty()) result[0] = TensorOf(x.elem_type);
+    } else if (RankOf(x) >= 3) {
+      Dims d = *x.shape;
+      Dims nchw = {d[0], d.back()};
+      nchw.insert(nchw.end(), d.begin() + 1, d.end() - 1);
+      auto r = as_onnx(onnx_op, {TensorOf(x.elem_type, nchw)});
+      if (!r.empty() && HasShape(r[0])) {
+        Dims o = *r[0].shape;
+        Dims nhwc = {o[0]};
+        nhwc.insert(nhwc.end(), o.begin() + 2, o.end());
+        nhwc.push_back(o[1]);
+        result[0] = TensorOf(x.elem_type, nhwc);
+      } else {
+        result[0] = TensorOf(x.elem_type);
+      }
+    }
+  }
+  result.resize(n.outputs.size(), Unknown());
+  return result;
+}
+
 }  // namespace
 
 bool IsShapePreservingOp(const std::string& domain, const std::string& op_type) {
@@ -571,6 +626,7 @@ std::vector<TypeInfo> InferOutputTypes(const InferenceInput& in) {
     return in.inputs.empty() ? unknown : in.inputs[0];
   };
   if (n.domain == kTesseraDomain) return InferTesseraOutputTypes(in);
+  if (n.domain == kMicrosoftDomain) return InferMicrosoftOutputTypes(in);
   if (n.domain != kOnnxDomain) {
     result.assign(num_out, Unknown());
     return result;

@@ -11,6 +11,14 @@ void AppendFusionPasses(std::vector<std::unique_ptr<GraphPass>>& passes) {
   // Before the float fusions, which would fold the QDQ pattern's Conv + Relu.
   passes.push_back(MakeQdqDataMovement());
   passes.push_back(MakeQdqToQLinear());
+  // The element-wise, concat and pooling QDQ groups into com.microsoft
+  // QLinear ops (cpu), after the products so a residual Add sees the
+  // QLinearConvs' outputs; before ActivationFusion, which would take a
+  // Sigmoid or LeakyRelu into a float Conv.
+  passes.push_back(MakeQdqToQLinearBinary());
+  passes.push_back(MakeQdqToQLinearLookup());
+  passes.push_back(MakeQdqToQLinearConcat());
+  passes.push_back(MakeQdqToQLinearPool());
   passes.push_back(MakeConvBnFold());
   passes.push_back(MakeConvBiasFusion());
   passes.push_back(MakeGeluFusion());

@@ -27,5 +27,9 @@ std::unique_ptr<GraphPass> MakeActivationFusion();        // fuse_activation.cc
 std::unique_ptr<GraphPass> MakeQdqPairRemoval();          // fuse_qdq.cc
 std::unique_ptr<GraphPass> MakeQdqDataMovement();         // fuse_qdq_data_movement.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinear();            // fuse_qdq_linear.cc
+std::unique_ptr<GraphPass> MakeQdqToQLinearBinary();      // fuse_qdq_binary.cc
+std::unique_ptr<GraphPass> MakeQdqToQLinearLookup();      // fuse_qdq_lookup.cc
+std::unique_ptr<GraphPass> MakeQdqToQLinearConcat();      // fuse_qdq_concat.cc
+std::unique_ptr<GraphPass> MakeQdqToQLinearPool();        // fuse_qdq_pool.cc
 
 }  // namespace tessera

@@ -184,8 +184,10 @@ OptimizerReport PassManager::Run(Model& model, const OptimizerOptions& options, 
         if (changes > 0) {
           TS_LOG(logger, kVerbose, pass.name() << ": " << changes << " changed (level " << OptimizationLevelName(level)
                                                << ", round " << round + 1 << ")");
-          if (model.OpsetFor(kTesseraDomain) < 0 && UsesDomain(*model.graph, kTesseraDomain))
-            model.opset_imports.push_back({kTesseraDomain, 1});
+          // The fused ops' domains: Tessera's own, and com.microsoft's
+          // QLinear ops (both opset 1).
+          for (const char* domain : {kTesseraDomain, kMicrosoftDomain})
+            if (model.OpsetFor(domain) < 0 && UsesDomain(*model.graph, domain)) model.opset_imports.push_back({domain, 1});
         }
         if (validate) ValidateGraph(*model.graph, {}, pass.name());
       }

@@ -33,7 +33,7 @@ int OpsCommand(int argc, char** argv) {
                     static_cast<long long>(r.first_opset), static_cast<long long>(r.last_opset), types.c_str(),
                     i + 1 < rows.size() ? "," : "");
       } else {
-        std::printf("  %-12s %-32s %3lld-%-3lld %s\n", r.domain.c_str(), r.op_type.c_str(),
+        std::printf("  %-13s %-32s %3lld-%-3lld %s\n", r.domain.c_str(), r.op_type.c_str(),
                     static_cast<long long>(r.first_opset), static_cast<long long>(r.last_opset),
                     types.empty() ? "(any)" : types.c_str());
       }

@@ -39,5 +39,10 @@ std::vector<KernelRow> ImageKernels();              // image_decoder.cc
 std::vector<KernelRow> LinearAlgebraKernels();      // linear_algebra.cc
 std::vector<KernelRow> AttentionVariantKernels();   // attention_variants.cc
 std::vector<KernelRow> FusedKernels();              // fused.cc, fused_attention.cc (optimizer output)
+// com.microsoft, opset 1 (ONNX Runtime's quantized contrib ops)
+std::vector<KernelRow> QLinearBinaryKernels();      // qlinear_binary.cc: QLinearAdd, QLinearMul
+std::vector<KernelRow> QLinearLookupKernels();      // qlinear_lookup.cc: QLinearSigmoid, QLinearLeakyRelu
+std::vector<KernelRow> QLinearConcatKernels();      // qlinear_concat.cc
+std::vector<KernelRow> QLinearPoolKernels();        // qlinear_pool.cc: QLinear(Global)AveragePool
 
 }  // namespace tessera::cpu

@@ -1,0 +1,81 @@
+// QdqToQLinearPool: average pooling between a DequantizeLinear and a
+// QuantizeLinear,
+//
+//   QuantizeLinear(GlobalAveragePool(DequantizeLinear(x, xs, xz)), ys, yz)  -> QLinearGlobalAveragePool(x, xs, xz, ys, yz)
+//   QuantizeLinear(AveragePool(DequantizeLinear(x, xs, xz)), ys, yz)        -> QLinearAveragePool(..., same attributes)
+//
+// (com.microsoft, NCHW: channels_last 0), whose kernels sum the 8-bit
+// values exactly and requantize each output once: within one output step
+// of the float group. AveragePool needs opset 7+ (count_include_pad) and no
+// dilations other than 1 (the QLinear op has none). Needs per-tensor
+// constant scalar parameters, one 8-bit type, the pool's output read by the
+// Q alone, and the Q and DQ bound for the CPU provider.
+#include "tessera/optimizer/fusion_passes.h"
+#include "tessera/optimizer/pass_util.h"
+#include "tessera/optimizer/qdq_util.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr const char* kPass = "QdqToQLinearPool";
+
+class QdqToQLinearPool final : public GraphPass {
+ public:
+  std::string name() const override { return kPass; }
+  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
+  std::vector<std::string> providers() const override { return {"cpu"}; }
+  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override {
+    FusionGraph fg(graph, outer, ctx, providers());
+    int fused = 0;
+    for (int qi = 0; qi < static_cast<int>(fg.size()); ++qi) {
+      if (!fg.Is(qi, "QuantizeLinear") || !fg.OnTarget(qi)) continue;
+      fused += FuseAt(fg, qi, ctx);
+    }
+    if (fused) fg.Commit();
+    return fused;
+  }
+
+ private:
+  static int FuseAt(FusionGraph& fg, int qi, const PassContext& ctx) {
+    const Node qn = fg.node(qi);
+    if (qn.inputs.empty()) return 0;
+    int op = fg.ProducerOp(qn.inputs[0], "GlobalAveragePool");
+    if (op < 0) op = fg.ProducerOp(qn.inputs[0], "AveragePool");
+    if (op < 0) return 0;
+    const Node on = fg.node(op);
+    const bool global = on.op_type == "GlobalAveragePool";
+    const auto x = on.inputs.empty() ? std::nullopt : PerTensorDequantize(fg, on.inputs[0]);
+    if (!x) {
+      if (!on.inputs.empty() && fg.ProducerOp(on.inputs[0], "DequantizeLinear") >= 0)
+        return LogQdqDeclined(ctx, kPass, on, "its input is no per-tensor 8-bit DequantizeLinear with constant parameters");
+      return 0;
+    }
+    const auto y = PerTensorQuantize(fg, qi);
+    if (!y) return LogQdqDeclined(ctx, kPass, on, "its QuantizeLinear is not per tensor with a constant positive scale");
+    if (x->type != y->type) return LogQdqDeclined(ctx, kPass, on, "its input and output 8-bit types differ");
+    if (!fg.OnTarget(x->node)) return LogQdqDeclined(ctx, kPass, on, "its DequantizeLinear is bound for another provider than cpu");
+    if (!global) {
+      if (fg.OnnxOpset() < 7) return LogQdqDeclined(ctx, kPass, on, "the model's opset is below 7");
+      if (const auto d = AttrInts(on, "dilations"))
+        for (int64_t v : *d)
+          if (v != 1) return LogQdqDeclined(ctx, kPass, on, "it has dilations, which QLinearAveragePool does not");
+    }
+    if (!fg.SingleUse(qn.inputs[0])) return LogQdqDeclined(ctx, kPass, on, "its output is read elsewhere too");
+    const char* fused_op = global ? "QLinearGlobalAveragePool" : "QLinearAveragePool";
+    Node q = MakeQLinearNode(on, fused_op, qn.outputs[0]);
+    q.inputs = {x->q, x->scale, ZeroPointInput(fg, *x), y->scale, ZeroPointInput(fg, *y)};
+    for (const Attribute& a : on.attributes)
+      if (a.name != "dilations") q.attributes.push_back(a);
+    RemoveQdqGroup(fg, qi, {op}, {x->node});
+    LogQdqFused(ctx, kPass, on, fused_op);
+    fg.Add(std::move(q));
+    return 1;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GraphPass> MakeQdqToQLinearPool() { return std::make_unique<QdqToQLinearPool>(); }
+
+}  // namespace tessera
