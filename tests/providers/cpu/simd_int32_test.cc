@@ -1,4 +1,4 @@
-// CenterBytesI32, DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
+// RangeWithZeroF32, CenterBytesI32, DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
 // references on every SIMD target, at lengths around the vector widths:
 // strided and dilated planes, halves rounded to even, saturation at both
 // ends, per-column scales.
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -32,6 +33,28 @@ TEST(SimdInt32, CenterBytesReadsEveryStrideThValue) {
           }
           EXPECT_EQ(dst[static_cast<size_t>(n)], 12345) << "writes past n";
         }
+  });
+}
+
+TEST(SimdInt32, RangeWithZeroSkipsNaNAndKeepsZeroInside) {
+  test::OnEverySimdTarget([] {
+    for (int64_t n : {0, 1, 7, 16, 33, 1000}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 1.f + std::sin(0.3f * static_cast<float>(i)) * 0.5f;
+      float lo = -1, hi = -1;
+      RangeWithZeroF32(x.data(), n, &lo, &hi);
+      float want_hi = 0;
+      for (float v : x) want_hi = std::max(want_hi, v);
+      EXPECT_EQ(lo, 0.f) << "all positive: the range starts at zero";
+      EXPECT_EQ(hi, want_hi);
+      if (n < 7) continue;
+      x[3] = std::nanf("");
+      x[static_cast<size_t>(n - 1)] = -std::numeric_limits<float>::infinity();
+      x[static_cast<size_t>(n / 2)] = 1e30f;
+      RangeWithZeroF32(x.data(), n, &lo, &hi);
+      EXPECT_EQ(lo, -std::numeric_limits<float>::infinity());
+      EXPECT_EQ(hi, 1e30f) << n;
+    }
   });
 }
 

@@ -520,11 +520,7 @@ class DynamicQuantizeLinear final : public OpKernel {
     const float* px = x.data<float>();
     // The range always includes 0.
     float lo = 0.0f, hi = 0.0f;
-    for (int64_t i = 0; i < n; ++i) {
-      const float v = px[i];
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
+    RangeWithZeroF32(px, n, &lo, &hi);
     constexpr float qmin = 0.0f, qmax = 255.0f;
     // A constant-zero input has no range; scale 1 keeps every output finite.
     const float scale = hi == lo ? 1.0f : (hi - lo) / (qmax - qmin);
@@ -535,15 +531,10 @@ class DynamicQuantizeLinear final : public OpKernel {
 
     Tensor& y = ctx.allocate_output(0, DataType::kUInt8, x.shape());
     uint8_t* py = y.data<uint8_t>();
-    ParallelFor(ctx.thread_pool(), n, kChunk, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        float r = static_cast<float>(RoundHalfEven(px[i] / scale));
-        if (std::isnan(r)) r = 0;
-        r += zpf;
-        r = std::min(qmax, std::max(qmin, r));
-        py[i] = static_cast<uint8_t>(r);
-      }
-    });
+    // saturate(round_half_even(x / scale) + zp), a NaN to the zero point:
+    // QuantizeLinear's per-tensor kernel.
+    ParallelFor(ctx.thread_pool(), n, kChunk,
+                [&](int64_t b, int64_t e) { QuantizeF32(px + b, e - b, scale, zpf, false, py + b); });
     if (ctx.output_requested(1)) ctx.allocate_output(1, DataType::kFloat, {}).data<float>()[0] = scale;
     if (ctx.output_requested(2)) ctx.allocate_output(2, DataType::kUInt8, {}).data<uint8_t>()[0] = zp;
   }

@@ -15,6 +15,26 @@ namespace tessera::cpu::int32_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+void RangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto vlo = hn::Zero(d), vhi = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, x + i);
+    const auto ok = hn::Not(hn::IsNaN(v));  // a NaN lane keeps the running bounds
+    vlo = hn::IfThenElse(ok, hn::Min(vlo, v), vlo);
+    vhi = hn::IfThenElse(ok, hn::Max(vhi, v), vhi);
+  }
+  float l = hn::GetLane(hn::MinOfLanes(d, vlo)), h = hn::GetLane(hn::MaxOfLanes(d, vhi));
+  for (; i < n; ++i) {
+    if (x[i] < l) l = x[i];
+    if (x[i] > h) h = x[i];
+  }
+  *lo = l;
+  *hi = h;
+}
+
 template <typename T>
 void CenterBytes(const T* src, int64_t stride, int64_t n, int32_t zero, int32_t* dst) {
   const hn::ScalableTag<int32_t> d;
@@ -206,6 +226,7 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace int32_detail {
 HWY_EXPORT(DepthwisePlane);
+HWY_EXPORT(RangeWithZero);
 HWY_EXPORT(CenterBytesAny);
 HWY_EXPORT(RequantizeS8);
 HWY_EXPORT(RequantizeU8);
@@ -215,6 +236,11 @@ HWY_EXPORT(DequantizeS8);
 HWY_EXPORT(DequantizeU8);
 }  // namespace int32_detail
 using namespace int32_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
+
+void RangeWithZeroF32(const float* x, int64_t n, float* lo, float* hi) {
+  *lo = *hi = 0.f;
+  if (n > 0) HWY_DYNAMIC_DISPATCH(RangeWithZero)(x, n, lo, hi);
+}
 
 void CenterBytesI32(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(CenterBytesAny)(src, stride, n, is_signed, zero, dst);

@@ -42,6 +42,9 @@ inline uint8_t RequantizeOne(int32_t acc, int32_t add, double scale, int32_t zer
 // scale) + zero) as int8 (out_signed) or uint8, NaN to the zero point;
 // the division in float, as ONNX specifies.
 void QuantizeF32(const float* x, int64_t n, float scale, float zero, bool out_signed, void* y);
+// The range DynamicQuantizeLinear quantizes over: *lo = min(0, x...) and
+// *hi = max(0, x...), NaN values left out.
+void RangeWithZeroF32(const float* x, int64_t n, float* lo, float* hi);
 // DequantizeLinear per tensor to float: y = (x - zero) * scale.
 void DequantizeToF32(const void* x, bool in_signed, int64_t n, float scale, float zero, float* y);
 
