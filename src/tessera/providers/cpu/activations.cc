@@ -10,6 +10,7 @@
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/vector_math.h"
 #include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
@@ -143,6 +144,14 @@ template <>
 struct FloatArray<TanhF> {
   static constexpr bool kHas = true;
   static void Run(const TanhF&, const float* x, float* y, int64_t n) { TanhF32(x, y, n); }
+};
+template <>
+struct FloatArray<GeluF> {
+  static constexpr bool kHas = true;
+  static void Run(const GeluF& f, const float* x, float* y, int64_t n) {
+    std::copy(x, x + n, y);
+    (f.tanh_approx ? GeluTanhInPlace : GeluErfInPlace)(y, n);
+  }
 };
 template <>
 struct FloatArray<SwishF> {
