@@ -576,6 +576,10 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
   };
   if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") {
     result[0] = input(0);
+  } else if (op == "DynamicQuantizeMatMul") {
+    // MatMul's shape, in A's (float) type.
+    result = as_onnx("MatMul", {input(0), input(1)});
+    if (!result.empty()) result[0].elem_type = input(0).elem_type;
   } else if (op == "QLinearAdd" || op == "QLinearMul") {
     const TypeInfo a = input(0), b = input(3);
     auto shape = Broadcast({a, b});

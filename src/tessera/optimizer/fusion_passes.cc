@@ -19,6 +19,9 @@ void AppendFusionPasses(std::vector<std::unique_ptr<GraphPass>>& passes) {
   passes.push_back(MakeQdqToQLinearLookup());
   passes.push_back(MakeQdqToQLinearConcat());
   passes.push_back(MakeQdqToQLinearPool());
+  // quantize_dynamic's products (DynamicQuantizeLinear -> MatMulInteger ->
+  // Cast -> Mul [-> Add]), before MatMulBiasFusion could see them.
+  passes.push_back(MakeDynamicQuantizeMatMulFusion());
   passes.push_back(MakeConvBnFold());
   passes.push_back(MakeConvBiasFusion());
   passes.push_back(MakeGeluFusion());

@@ -31,5 +31,6 @@ std::unique_ptr<GraphPass> MakeQdqToQLinearBinary();      // fuse_qdq_binary.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearLookup();      // fuse_qdq_lookup.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearConcat();      // fuse_qdq_concat.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearPool();        // fuse_qdq_pool.cc
+std::unique_ptr<GraphPass> MakeDynamicQuantizeMatMulFusion();  // fuse_dynamic_quantize_matmul.cc
 
 }  // namespace tessera

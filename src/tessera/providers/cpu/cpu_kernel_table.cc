@@ -13,7 +13,8 @@ const KernelTable& CpuKernelTable() {
                         LayoutKernels, CastKernels, IndexingKernels, ReduceKernels, SoftmaxKernels, LossKernels,
                         MatMulKernels, ConvKernels, PoolKernels, NormalizationKernels, RecurrentKernels,
                         ControlFlowKernels, ResizeKernels, AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
-                        QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels}) {
+                        QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
+                        DynamicQuantizeMatMulKernels}) {
       auto part = family();
       rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }

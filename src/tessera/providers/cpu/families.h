@@ -44,5 +44,6 @@ std::vector<KernelRow> QLinearBinaryKernels();      // qlinear_binary.cc: QLinea
 std::vector<KernelRow> QLinearLookupKernels();      // qlinear_lookup.cc: QLinearSigmoid, QLinearLeakyRelu
 std::vector<KernelRow> QLinearConcatKernels();      // qlinear_concat.cc
 std::vector<KernelRow> QLinearPoolKernels();        // qlinear_pool.cc: QLinear(Global)AveragePool
+std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matmul.cc
 
 }  // namespace tessera::cpu

@@ -13,6 +13,7 @@
 #include "tessera/providers/cpu/int8_gemm.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_impl.h"
+#include "tessera/providers/cpu/quantized_operands.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
@@ -146,60 +147,6 @@ std::optional<std::vector<int32_t>> ColumnZeroPoints(const Tensor& b, const Tens
   std::vector<int32_t> z(static_cast<size_t>(zb->numel()));
   for (int64_t j = 0; j < zb->numel(); ++j) z[static_cast<size_t>(j)] = static_cast<int32_t>(QuantOrFloat(*zb, j));
   return z;
-}
-
-// B less its zero points, packed for the int8 GEMM, and B's shape.
-struct Int8B {
-  std::shared_ptr<const PackedInt8B> packed;
-  bool is_signed = false;
-  Shape shape;
-};
-
-std::optional<Int8B> PackInt8B(const Tensor& b, const Tensor* zb) {
-  if (!IsInt8(b.dtype()) || b.rank() != 2) return std::nullopt;
-  auto z = ColumnZeroPoints(b, zb);
-  if (!z) return std::nullopt;
-  const bool is_signed = b.dtype() == DataType::kInt8;
-  auto packed = std::make_shared<const PackedInt8B>(is_signed, b.dim(0), b.dim(1), b.raw_data(), b.dim(1),
-                                                    ZeroPoints{z->data(), z->size() > 1});
-  return Int8B{std::move(packed), is_signed, b.shape()};
-}
-
-// Input b_input packed once at kernel creation, when it and its zero point
-// (input zp_input, or none) are constants the int8 path takes; else null.
-std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_input, size_t zp_input) {
-  const auto b = ConstantWithZeroPointOf(info, b_input, zp_input);
-  if (!b) return nullptr;
-  auto packed = PackInt8B(*b->value, b->zero_point);
-  return packed ? std::make_shared<const Int8B>(std::move(*packed)) : nullptr;
-}
-
-// C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K] and B packed,
-// into c (numpy matmul's output shape, `out`, rows * n values).
-void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, const Shape& out, int32_t* c) {
-  if (!IsInt8(a.dtype())) ctx.Fail("A has unsupported element type ", DataTypeName(a.dtype()));
-  if (za && za->dtype() != a.dtype())
-    ctx.Fail("a_zero_point has element type ", DataTypeName(za->dtype()), ", expected ", DataTypeName(a.dtype()));
-  const int64_t k = b.shape[0], n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
-  std::vector<int32_t> z{0};
-  if (za && za->numel() == 1) {
-    z[0] = static_cast<int32_t>(QuantOrFloat(*za, 0));
-  } else if (za) {
-    Shape a_rows = a.shape();
-    a_rows.back() = 1;
-    std::vector<double> zd = ExpandParam(za, a_rows, true, "a_zero_point", ctx);
-    z.assign(zd.begin(), zd.end());
-  }
-  Int8GemmS32Pooled(ctx.thread_pool(), rows, a.dtype() == DataType::kInt8, a.raw_data(), k,
-                    ZeroPoints{z.data(), z.size() > 1}, *b.packed, c, n);
-}
-
-// B of the node now: the one packed at creation, or input b_input packed
-// for this run; nullopt when the int8 path does not take it.
-std::optional<Int8B> Int8BOf(KernelContext& ctx, const std::shared_ptr<const Int8B>& constant, size_t b_input,
-                             size_t zp_input) {
-  if (constant) return *constant;
-  return PackInt8B(ctx.input(b_input), ctx.has_input(zp_input) ? &ctx.input(zp_input) : nullptr);
 }
 
 // ---- MatMulInteger --------------------------------------------------------------
@@ -338,6 +285,54 @@ class QLinearMatMul final : public OpKernel {
 };
 
 }  // namespace
+
+// B less its zero points, packed for the int8 GEMM, and B's shape.
+std::optional<Int8B> PackInt8B(const Tensor& b, const Tensor* zb) {
+  if (!IsInt8(b.dtype()) || b.rank() != 2) return std::nullopt;
+  auto z = ColumnZeroPoints(b, zb);
+  if (!z) return std::nullopt;
+  const bool is_signed = b.dtype() == DataType::kInt8;
+  auto packed = std::make_shared<const PackedInt8B>(is_signed, b.dim(0), b.dim(1), b.raw_data(), b.dim(1),
+                                                    ZeroPoints{z->data(), z->size() > 1});
+  return Int8B{std::move(packed), is_signed, b.shape()};
+}
+
+// Input b_input packed once at kernel creation, when it and its zero point
+// (input zp_input, or none) are constants the int8 path takes; else null.
+std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_input, size_t zp_input) {
+  const auto b = ConstantWithZeroPointOf(info, b_input, zp_input);
+  if (!b) return nullptr;
+  auto packed = PackInt8B(*b->value, b->zero_point);
+  return packed ? std::make_shared<const Int8B>(std::move(*packed)) : nullptr;
+}
+
+// C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K] and B packed,
+// into c (numpy matmul's output shape, `out`, rows * n values).
+void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, const Shape& out, int32_t* c) {
+  if (!IsInt8(a.dtype())) ctx.Fail("A has unsupported element type ", DataTypeName(a.dtype()));
+  if (za && za->dtype() != a.dtype())
+    ctx.Fail("a_zero_point has element type ", DataTypeName(za->dtype()), ", expected ", DataTypeName(a.dtype()));
+  const int64_t k = b.shape[0], n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
+  std::vector<int32_t> z{0};
+  if (za && za->numel() == 1) {
+    z[0] = static_cast<int32_t>(QuantOrFloat(*za, 0));
+  } else if (za) {
+    Shape a_rows = a.shape();
+    a_rows.back() = 1;
+    std::vector<double> zd = ExpandParam(za, a_rows, true, "a_zero_point", ctx);
+    z.assign(zd.begin(), zd.end());
+  }
+  Int8GemmS32Pooled(ctx.thread_pool(), rows, a.dtype() == DataType::kInt8, a.raw_data(), k,
+                    ZeroPoints{z.data(), z.size() > 1}, *b.packed, c, n);
+}
+
+// B of the node now: the one packed at creation, or input b_input packed
+// for this run; nullopt when the int8 path does not take it.
+std::optional<Int8B> Int8BOf(KernelContext& ctx, const std::shared_ptr<const Int8B>& constant, size_t b_input,
+                             size_t zp_input) {
+  if (constant) return *constant;
+  return PackInt8B(ctx.input(b_input), ctx.has_input(zp_input) ? &ctx.input(zp_input) : nullptr);
+}
 
 std::vector<KernelRow> QuantizedMatMulKernels() {
   std::vector<DataType> q8 = {DataType::kInt8, DataType::kUInt8};

@@ -1,0 +1,90 @@
+// com.microsoft DynamicQuantizeMatMul: Y = A B with A float, quantized per
+// run as DynamicQuantizeLinear does (uint8, the range widened to hold 0),
+// B int8/uint8 with per-tensor or per-column scales and zero points, and an
+// optional float bias. The product is the exact int8 GEMM; each output is
+// float(sum) * (a_scale * b_scale[j]) + bias[j], the same float steps as the
+// DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul -> Add chain that
+// ONNX Runtime's quantize_dynamic writes and the optimizer fuses into this
+// (optimizer/fuse_dynamic_quantize_matmul.cc).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "tessera/providers/cpu/families.h"
+#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/matmul_impl.h"
+#include "tessera/providers/cpu/quantized_operands.h"
+#include "tessera/providers/cpu/simd_int32.h"
+
+namespace tessera::cpu {
+namespace {
+
+class DynamicQuantizeMatMul final : public OpKernel {
+ public:
+  explicit DynamicQuantizeMatMul(const KernelInfo& info) : packed_(PackConstantInt8B(info, 1, 3)) {}
+  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 1 && i != 3); }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    if (a.dtype() != DataType::kFloat) ctx.Fail("A must be float, got ", DataTypeName(a.dtype()));
+    const auto b = Int8BOf(ctx, packed_, 1, 3);
+    if (!b)
+      ctx.Fail("B must be an int8/uint8 matrix with a b_zero_point of its type, one or one per column; got ",
+               ctx.input(1).Describe());
+    const int64_t n = b->shape[1];
+    const Tensor& b_scale = ctx.input(2);
+    if (b_scale.dtype() != DataType::kFloat || (b_scale.numel() != 1 && b_scale.numel() != n))
+      ctx.Fail("b_scale must be float with 1 or ", n, " values, got ", b_scale.Describe());
+    const Tensor* bias = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != n))
+      ctx.Fail("bias must be float with ", n, " values, got ", bias->Describe());
+    Tensor& y = ctx.allocate_output(0, DataType::kFloat, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
+    if (y.numel() == 0) return;
+
+    // A quantized as DynamicQuantizeLinear does it.
+    const int64_t count = a.numel();
+    const float* pa = a.data<float>();
+    float lo = 0.f, hi = 0.f;
+    RangeWithZeroF32(pa, count, &lo, &hi);
+    const float a_scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+    const float a_zero = std::nearbyint(std::min(255.0f, std::max(0.0f, 0.0f - lo / a_scale)));
+    Tensor aq(DataType::kUInt8, a.shape());
+    ParallelFor(ctx.thread_pool(), count, 1 << 14, [&](int64_t s, int64_t e) {
+      QuantizeF32(pa + s, e - s, a_scale, a_zero, false, aq.data<uint8_t>() + s);
+    });
+    Tensor az(DataType::kUInt8, {});
+    az.data<uint8_t>()[0] = static_cast<uint8_t>(a_zero);
+
+    const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
+    RunInt8Gemm(ctx, aq, &az, *b, y.shape(), sums.get());
+    // The scales multiply first (the graph's Mul of the two scales), then
+    // each sum, then the bias: float steps in the chain's order.
+    std::vector<float> scale(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) scale[static_cast<size_t>(j)] = a_scale * b_scale.data<float>()[b_scale.numel() == 1 ? 0 : j];
+    const float* pb = bias ? bias->data<float>() : nullptr;
+    float* py = y.data<float>();
+    const int64_t rows = y.numel() / n;
+    ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int32_t* c = sums.get() + r * n;
+        float* out = py + r * n;
+        for (int64_t j = 0; j < n; ++j) {
+          const float v = static_cast<float>(c[j]) * scale[static_cast<size_t>(j)];
+          out[j] = pb ? v + pb[j] : v;
+        }
+      }
+    });
+  }
+
+ private:
+  std::shared_ptr<const Int8B> packed_;
+};
+
+}  // namespace
+
+std::vector<KernelRow> DynamicQuantizeMatMulKernels() {
+  return {{kMicrosoftDomain, "DynamicQuantizeMatMul", 1, 1, {DataType::kFloat}, Make<DynamicQuantizeMatMul>()}};
+}
+
+}  // namespace tessera::cpu

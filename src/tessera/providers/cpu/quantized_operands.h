@@ -1,0 +1,36 @@
+// The int8 right-hand operand of the quantized products (MatMulInteger,
+// QLinearMatMul, com.microsoft DynamicQuantizeMatMul): B [K, N] less its
+// zero points, packed for the int8 GEMM (int8_gemm.h) once when it is a
+// constant, and the product over it. Defined in quantized_matmul.cc.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "tessera/ir/tensor.h"
+#include "tessera/ops/kernel.h"
+#include "tessera/providers/cpu/int8_gemm.h"
+
+namespace tessera::cpu {
+
+struct Int8B {
+  std::shared_ptr<const PackedInt8B> packed;
+  bool is_signed = false;
+  Shape shape;
+};
+
+// B packed with its zero point (one, or one per column), or nullopt when B
+// is not an int8/uint8 matrix or zb does not fit it.
+std::optional<Int8B> PackInt8B(const Tensor& b, const Tensor* zb);
+// Input b_input packed once at kernel creation, when it and its zero point
+// (input zp_input, or none) are constants the int8 path takes; else null.
+std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_input, size_t zp_input);
+// B of the node now: the one packed at creation, or input b_input packed
+// for this run; nullopt when the int8 path does not take it.
+std::optional<Int8B> Int8BOf(KernelContext& ctx, const std::shared_ptr<const Int8B>& constant, size_t b_input,
+                             size_t zp_input);
+// C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K], into c (numpy
+// matmul's output shape `out`, rows * n values).
+void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, const Shape& out, int32_t* c);
+
+}  // namespace tessera::cpu
