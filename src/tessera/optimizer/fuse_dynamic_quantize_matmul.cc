@@ -23,24 +23,12 @@ namespace {
 
 constexpr const char* kPass = "DynamicQuantizeMatMulFusion";
 
-class DynamicQuantizeMatMulFusion final : public GraphPass {
+class DynamicQuantizeMatMulFusion final : public CpuGroupFusion {
  public:
-  std::string name() const override { return kPass; }
-  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
-  std::vector<std::string> providers() const override { return {"cpu"}; }
-  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override {
-    FusionGraph fg(graph, outer, ctx, providers());
-    int fused = 0;
-    for (int i = 0; i < static_cast<int>(fg.size()); ++i) {
-      if (!fg.Is(i, "MatMulInteger") || !fg.OnTarget(i)) continue;
-      fused += FuseAt(fg, i, ctx);
-    }
-    if (fused) fg.Commit();
-    return fused;
-  }
+  DynamicQuantizeMatMulFusion() : CpuGroupFusion(kPass, "MatMulInteger") {}
 
  private:
-  static int FuseAt(FusionGraph& fg, int mi, const PassContext& ctx) {
+  int FuseAt(FusionGraph& fg, int mi, const PassContext& ctx) const override {
     const Node mn = fg.node(mi);
     if (mn.inputs.size() < 3) return 0;
     const int di = fg.ProducerOp(mn.inputs[0], "DynamicQuantizeLinear");

@@ -20,24 +20,12 @@ namespace {
 
 constexpr const char* kPass = "QdqToQLinearPool";
 
-class QdqToQLinearPool final : public GraphPass {
+class QdqToQLinearPool final : public CpuGroupFusion {
  public:
-  std::string name() const override { return kPass; }
-  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
-  std::vector<std::string> providers() const override { return {"cpu"}; }
-  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override {
-    FusionGraph fg(graph, outer, ctx, providers());
-    int fused = 0;
-    for (int qi = 0; qi < static_cast<int>(fg.size()); ++qi) {
-      if (!fg.Is(qi, "QuantizeLinear") || !fg.OnTarget(qi)) continue;
-      fused += FuseAt(fg, qi, ctx);
-    }
-    if (fused) fg.Commit();
-    return fused;
-  }
+  QdqToQLinearPool() : CpuGroupFusion(kPass, "QuantizeLinear") {}
 
  private:
-  static int FuseAt(FusionGraph& fg, int qi, const PassContext& ctx) {
+  int FuseAt(FusionGraph& fg, int qi, const PassContext& ctx) const override {
     const Node qn = fg.node(qi);
     if (qn.inputs.empty()) return 0;
     int op = fg.ProducerOp(qn.inputs[0], "GlobalAveragePool");

@@ -51,4 +51,27 @@ void LogQdqFused(const PassContext& ctx, const char* pass, const Node& op, const
 // A com.microsoft QLinear node named after the float op it replaces.
 Node MakeQLinearNode(const Node& op, const char* fused_op, const std::string& output);
 
+// The shape these passes share: extended level, cpu nodes only, FuseAt
+// tried at every live ai.onnx `trigger` node bound for cpu (the group's Q,
+// or its product), and one commit of whatever fused. Models below
+// `min_opset` are left alone.
+class CpuGroupFusion : public GraphPass {
+ public:
+  CpuGroupFusion(const char* name, const char* trigger, int64_t min_opset = 0)
+      : name_(name), trigger_(trigger), min_opset_(min_opset) {}
+  std::string name() const override { return name_; }
+  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
+  std::vector<std::string> providers() const override { return {"cpu"}; }
+  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override;
+
+ protected:
+  // Rewrites the group at node i; returns 1 when it did, else 0.
+  virtual int FuseAt(FusionGraph& fg, int i, const PassContext& ctx) const = 0;
+
+ private:
+  const char* name_;
+  const char* trigger_;
+  int64_t min_opset_;
+};
+
 }  // namespace tessera
