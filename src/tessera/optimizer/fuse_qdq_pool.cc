@@ -26,23 +26,14 @@ class QdqToQLinearPool final : public CpuGroupFusion {
 
  private:
   int FuseAt(FusionGraph& fg, int qi, const PassContext& ctx) const override {
+    const auto g = UnaryQdqGroupAt(fg, qi, {"GlobalAveragePool", "AveragePool"}, ctx, kPass);
+    if (!g) return 0;
     const Node qn = fg.node(qi);
-    if (qn.inputs.empty()) return 0;
-    int op = fg.ProducerOp(qn.inputs[0], "GlobalAveragePool");
-    if (op < 0) op = fg.ProducerOp(qn.inputs[0], "AveragePool");
-    if (op < 0) return 0;
-    const Node on = fg.node(op);
+    const Node on = fg.node(g->op);
+    const int op = g->op;
     const bool global = on.op_type == "GlobalAveragePool";
-    const auto x = on.inputs.empty() ? std::nullopt : PerTensorDequantize(fg, on.inputs[0]);
-    if (!x) {
-      if (!on.inputs.empty() && fg.ProducerOp(on.inputs[0], "DequantizeLinear") >= 0)
-        return LogQdqDeclined(ctx, kPass, on, "its input is no per-tensor 8-bit DequantizeLinear with constant parameters");
-      return 0;
-    }
-    const auto y = PerTensorQuantize(fg, qi);
-    if (!y) return LogQdqDeclined(ctx, kPass, on, "its QuantizeLinear is not per tensor with a constant positive scale");
-    if (x->type != y->type) return LogQdqDeclined(ctx, kPass, on, "its input and output 8-bit types differ");
-    if (!fg.OnTarget(x->node)) return LogQdqDeclined(ctx, kPass, on, "its DequantizeLinear is bound for another provider than cpu");
+    const Dequantize8* x = &g->x;
+    const QdqParams* y = &g->y;
     if (!global) {
       if (fg.OnnxOpset() < 7) return LogQdqDeclined(ctx, kPass, on, "the model's opset is below 7");
       if (const auto d = AttrInts(on, "dilations"))

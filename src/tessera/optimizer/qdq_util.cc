@@ -87,6 +87,34 @@ Node MakeQLinearNode(const Node& op, const char* fused_op, const std::string& ou
   return n;
 }
 
+std::optional<UnaryQdqGroup> UnaryQdqGroupAt(const FusionGraph& fg, int qi, const std::vector<const char*>& ops,
+                                             const PassContext& ctx, const char* pass) {
+  const Node& qn = fg.node(qi);
+  if (qn.inputs.empty()) return std::nullopt;
+  UnaryQdqGroup g;
+  for (const char* op : ops)
+    if (g.op < 0) g.op = fg.ProducerOp(qn.inputs[0], op);
+  if (g.op < 0) return std::nullopt;
+  const Node& on = fg.node(g.op);
+  const auto x = on.inputs.empty() ? std::nullopt : PerTensorDequantize(fg, on.inputs[0]);
+  const auto declined = [&](const char* why) -> std::optional<UnaryQdqGroup> {
+    LogQdqDeclined(ctx, pass, on, why);
+    return std::nullopt;
+  };
+  if (!x) {
+    if (!on.inputs.empty() && fg.ProducerOp(on.inputs[0], "DequantizeLinear") >= 0)
+      return declined("its input is no per-tensor 8-bit DequantizeLinear with constant parameters");
+    return std::nullopt;  // not a QDQ group: nothing to say
+  }
+  const auto y = PerTensorQuantize(fg, qi);
+  if (!y) return declined("its QuantizeLinear is not per tensor with a constant positive scale");
+  if (x->type != y->type) return declined("its input and output 8-bit types differ");
+  if (!fg.OnTarget(x->node)) return declined("its DequantizeLinear is bound for another provider than cpu");
+  g.x = *x;
+  g.y = *y;
+  return g;
+}
+
 int CpuGroupFusion::Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const {
   FusionGraph fg(graph, outer, ctx, providers());
   if (min_opset_ > 0 && fg.OnnxOpset() < min_opset_) return 0;

@@ -51,6 +51,18 @@ void LogQdqFused(const PassContext& ctx, const char* pass, const Node& op, const
 // A com.microsoft QLinear node named after the float op it replaces.
 Node MakeQLinearNode(const Node& op, const char* fused_op, const std::string& output);
 
+// A unary group DequantizeLinear(x) -> op -> QuantizeLinear at Q node qi,
+// op the first of `ops` producing the Q's input: per-tensor parameters of
+// one 8-bit type, the DequantizeLinear bound for cpu. nullopt otherwise,
+// after logging why at verbose level when it is a QDQ group at all.
+struct UnaryQdqGroup {
+  int op = -1;
+  Dequantize8 x;
+  QdqParams y;
+};
+std::optional<UnaryQdqGroup> UnaryQdqGroupAt(const FusionGraph& fg, int qi, const std::vector<const char*>& ops,
+                                             const PassContext& ctx, const char* pass);
+
 // The shape these passes share: extended level, cpu nodes only, FuseAt
 // tried at every live ai.onnx `trigger` node bound for cpu (the group's Q,
 // or its product), and one commit of whatever fused. Models below
