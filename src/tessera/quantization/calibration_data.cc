@@ -17,6 +17,14 @@ namespace {
 
 bool IsDataFile(const fs::path& p) { return p.extension() == ".npy" || p.extension() == ".pb"; }
 
+// Reference outputs of an ONNX test folder (output_K.pb) are not inputs.
+bool IsReferenceOutput(const fs::path& p) {
+  const std::string stem = p.stem().string();
+  return stem.rfind("output_", 0) == 0 && std::all_of(stem.begin() + 7, stem.end(), [](unsigned char c) {
+           return std::isdigit(c);
+         });
+}
+
 bool AllDigits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
@@ -57,7 +65,7 @@ CalibrationFolder::CalibrationFolder(const std::string& dir, const std::vector<V
     if (fs::is_directory(p)) {
       std::vector<std::pair<std::string, std::string>> batch;
       for (const fs::path& f : SortedEntries(p))
-        if (IsDataFile(f)) batch.emplace_back(InputForFile(f, inputs_), f.string());
+        if (IsDataFile(f) && !IsReferenceOutput(f)) batch.emplace_back(InputForFile(f, inputs_), f.string());
       if (!batch.empty()) batches_.push_back(std::move(batch));
       continue;
     }
