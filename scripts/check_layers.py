@@ -8,7 +8,7 @@ import pathlib
 import re
 import sys
 
-ORDER = ["base", "ir", "format", "ops", "optimizer", "partition", "runtime", "providers", "api", "tools"]
+ORDER = ["base", "ir", "format", "ops", "optimizer", "partition", "runtime", "providers", "quantization", "api", "tools"]
 RANK = {name: i for i, name in enumerate(ORDER)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"tessera/([a-z_]+)/')
 

@@ -16,12 +16,28 @@ packages=(
   libonnx-testdata
 )
 [ $# -gt 0 ] && packages=("$@")
+
+# ONNX Runtime for node (npm onnxruntime-node), which the quantization tests
+# run Tessera's quantized models on (tests/quantization). Into a cache
+# folder, once; ORT_NODE_PATH overrides where the tests look.
+install_ort_node() {
+  local dir="${ORT_NODE_PATH:-$HOME/.cache/tessera/ort-1.30.0}"
+  [ -d "$dir/node_modules/onnxruntime-node" ] && return 0
+  if ! command -v npm >/dev/null; then
+    echo "setup: npm not found; the ONNX Runtime quantization check will be skipped (fails in CI)"
+    return 0
+  fi
+  echo "setup: installing onnxruntime-node@1.30.0 into $dir"
+  mkdir -p "$dir"
+  npm install --ignore-scripts --silent --no-audit --no-fund --prefix "$dir" onnxruntime-node@1.30.0
+}
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all packages present"
+  [ $# -gt 0 ] || install_ort_node
   exit 0
 fi
 echo "setup: installing ${missing[*]}"
@@ -30,3 +46,4 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+[ $# -gt 0 ] || install_ort_node

@@ -33,6 +33,12 @@ Tensor ParseTensorBytes(const void* data, size_t size);
 
 // Serialization, for saving optimized models and writing test data.
 std::string SerializeModel(const Model& model);
+// The same with every main-graph initializer of at least min_bytes moved
+// into *data (at 64-byte aligned offsets) and recorded as external data in
+// the file `location`, relative to the model's folder: for models past
+// protobuf's 2 GB limit, or when asked.
+std::string SerializeModelWithExternalData(const Model& model, const std::string& location, std::string* data,
+                                           size_t min_bytes = 1024);
 std::string SerializeTensor(const Tensor& tensor, const std::string& name = "");
 std::string SerializeValue(const Value& value, const std::string& name = "");
 

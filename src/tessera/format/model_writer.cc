@@ -102,8 +102,8 @@ void GraphToWire(const Graph& g, wire::Graph* out) {
 
 using namespace format_internal;
 
-std::string SerializeModel(const Model& model) {
-  wire::Model m;
+namespace {
+void ModelToWire(const Model& model, wire::Model& m) {
   m.set_ir_version(model.ir_version);
   if (!model.producer_name.empty()) m.set_producer_name(model.producer_name);
   if (!model.producer_version.empty()) m.set_producer_version(model.producer_version);
@@ -121,6 +121,37 @@ std::string SerializeModel(const Model& model) {
     kv->set_value(v);
   }
   if (model.graph) GraphToWire(*model.graph, m.mutable_graph());
+}
+}  // namespace
+
+
+std::string SerializeModel(const Model& model) {
+  wire::Model m;
+  ModelToWire(model, m);
+  return m.SerializeAsString();
+}
+
+std::string SerializeModelWithExternalData(const Model& model, const std::string& location, std::string* data,
+                                           size_t min_bytes) {
+  wire::Model m;
+  ModelToWire(model, m);
+  data->clear();
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+    if (!t.has_raw_data() || t.raw_data().size() < min_bytes) continue;
+    // 64-byte offsets: the loader maps aligned external data in place.
+    data->resize((data->size() + 63) / 64 * 64, '\0');
+    const size_t offset = data->size();
+    data->append(t.raw_data());
+    t.clear_raw_data();
+    t.set_data_location(1);
+    const std::pair<const char*, std::string> entries[] = {
+        {"location", location}, {"offset", std::to_string(offset)}, {"length", std::to_string(data->size() - offset)}};
+    for (const auto& [k, v] : entries) {
+      auto* kv = t.add_external_data();
+      kv->set_key(k);
+      kv->set_value(v);
+    }
+  }
   return m.SerializeAsString();
 }
 

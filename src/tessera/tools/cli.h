@@ -46,5 +46,6 @@ int PartitionCommand(int argc, char** argv);
 int ValidateCommand(int argc, char** argv);
 int OptimizeCommand(int argc, char** argv);
 int IsaCommand(int argc, char** argv);
+int QuantizeCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

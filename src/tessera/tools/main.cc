@@ -34,6 +34,10 @@ void PrintUsage() {
       "        where each node would run, partitions and copies, without running the model\n"
       "  optimize IN.onnx OUT.onnx [--level L] [--disable PASS,...] [--providers LIST] [--stats] [--verbose]\n"
       "        run the graph optimizer and write the optimized model (see docs/optimizer.md)\n"
+      "  quantize IN.onnx OUT.onnx --mode dynamic|static [--calibration DIR] [--method minmax|percentile|entropy]\n"
+      "        [--percentile P] [--per-channel] [--reduce-range] [--weight-type int8|uint8] [--activation-type uint8|int8]\n"
+      "        [--op-types A,B] [--exclude-op-types A,B] [--exclude-nodes A,B] [--extra KEY=VALUE] [--external-data]\n"
+      "        write an int8 model: dynamic (MatMulInteger) or static QDQ calibrated on DIR (docs/quantization.md)\n"
       "  isa [--max-isa L] [--providers LIST]\n"
       "        the instruction-set levels this machine runs and what each library uses under the cap;\n"
       "        exit 3 when the machine cannot run L\n"
@@ -81,6 +85,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return tessera::cli::ValidateCommand(argc, argv);
     if (cmd == "optimize") return tessera::cli::OptimizeCommand(argc, argv);
     if (cmd == "isa") return tessera::cli::IsaCommand(argc, argv);
+    if (cmd == "quantize") return tessera::cli::QuantizeCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;

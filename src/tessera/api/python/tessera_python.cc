@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/api/providers.h"
+#include "tessera/api/python/quantization_binding.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/runtime/session.h"
 
@@ -687,4 +688,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def("save_model", &PySession::SaveModel, py::arg("path"))
       .def("end_profiling", &PySession::EndProfiling)
       .def("run", &PySession::Run, py::arg("output_names"), py::arg("feed"));
+
+  BindQuantization(m, [](py::object obj, const std::string& what) {
+    return ArrayToTensor(std::move(obj), DataType::kUndefined, what);
+  });
 }
