@@ -16,6 +16,8 @@ packages=(
   libonnx-testdata
 )
 [ $# -gt 0 ] && packages=("$@")
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # ONNX Runtime for node (npm onnxruntime-node), which the quantization tests
 # run Tessera's quantized models on (tests/quantization). Into a cache
@@ -23,6 +25,11 @@ packages=(
 install_ort_node() {
   local dir="${ORT_NODE_PATH:-$HOME/.cache/tessera/ort-1.30.0}"
   [ -d "$dir/node_modules/onnxruntime-node" ] && return 0
+  if ! command -v npm >/dev/null; then
+    # A fresh Debian 12 has neither: Debian's packages bring both.
+    echo "setup: installing nodejs and npm (Debian's) for onnxruntime-node"
+    $SUDO apt-get install -y -qq --no-install-recommends nodejs npm || true
+  fi
   if ! command -v npm >/dev/null; then
     echo "setup: npm not found; the ONNX Runtime quantization check will be skipped (fails in CI)"
     return 0
@@ -41,8 +48,6 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 echo "setup: installing ${missing[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
