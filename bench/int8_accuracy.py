@@ -47,7 +47,8 @@ def ort_first_output(model, feed):
         for k, v in feed.items():
             np.save(os.path.join(tmp, k + '.npy'), v)
             args.append(f'{k}={os.path.join(tmp, k + ".npy")}')
-        subprocess.run(['node', runner, model, tmp] + args, check=True, env=dict(os.environ, NODE_PATH=node_path))
+        subprocess.run(['node', runner, model, tmp] + args, check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, NODE_PATH=node_path))
         return np.load(os.path.join(tmp, 'output_0.npy'))
 
 
