@@ -50,18 +50,29 @@ TEST(ConstantFolding, LeavesNonDeterministicNodes) {
 }
 
 // The QDQ form of a quantized product keeps its weight's DequantizeLinear
-// (QdqToQLinear needs it); one that feeds anything else folds.
+// (QdqToQLinear needs it): a MatMul whose output is quantized, directly or
+// after a Relu. One that feeds anything else folds: a MatMul left float, a
+// Gemm (no int8 form), an Add.
 TEST(ConstantFolding, KeepsTheDequantizeOfAQuantizedWeight) {
-  for (const char* reader : {"MatMul", "Add"}) {
-    SCOPED_TRACE(reader);
-    Model m = MakeModel({MakeNode("dq", "DequantizeLinear", {"wq", "ws"}, {"w"}), MakeNode("r", reader, {"x", "w"}, {"y"})},
-                        {TensorInfo("x", DataType::kFloat, {2, 2})}, {TensorInfo("y", DataType::kFloat, {2, 2})}, 13);
+  struct Case {
+    const char* reader;
+    int after;  // 0: the reader's output is the graph's; 1: a Q reads it; 2: Relu then Q
+    bool kept;
+  };
+  for (const Case& c : {Case{"MatMul", 1, true}, Case{"MatMul", 2, true}, Case{"MatMul", 0, false},
+                        Case{"Gemm", 1, false}, Case{"Add", 1, false}}) {
+    SCOPED_TRACE(testing::Message() << c.reader << " then " << c.after);
+    std::vector<Node> nodes = {MakeNode("dq", "DequantizeLinear", {"wq", "ws"}, {"w"}),
+                               MakeNode("r", c.reader, {"x", "w"}, {c.after == 0 ? "y" : "p"})};
+    if (c.after == 2) nodes.push_back(MakeNode("relu", "Relu", {"p"}, {"pr"}));
+    if (c.after > 0) nodes.push_back(MakeNode("q", "QuantizeLinear", {c.after == 2 ? "pr" : "p", "ws"}, {"y"}));
+    const DataType yt = c.after == 0 ? DataType::kFloat : DataType::kUInt8;
+    Model m = MakeModel(nodes, {TensorInfo("x", DataType::kFloat, {2, 2})}, {TensorInfo("y", yt, {2, 2})}, 13);
     m.graph->initializers["wq"] = Tensor::FromVector<int8_t>({1, -2, 3, 127}, {2, 2});
     m.graph->initializers["ws"] = Floats({0.5f}, {});
     auto pass = MakeConstantFolding();
-    const bool product = std::string(reader) == "MatMul";
-    EXPECT_EQ(ApplyPass(*pass, m), product ? 0 : 1);
-    EXPECT_EQ(m.graph->nodes.size(), product ? 2u : 1u);
+    EXPECT_EQ(ApplyPass(*pass, m), c.kept ? 0 : 1);
+    EXPECT_EQ(m.graph->nodes.size(), nodes.size() - (c.kept ? 0 : 1));
   }
 }
 

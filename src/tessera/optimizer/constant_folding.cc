@@ -25,11 +25,28 @@ size_t BytesOf(const TypeInfo& t) {
   return (n * bits + 7) / 8;
 }
 
-// A DequantizeLinear of a constant 8-bit weight read only by Conv, MatMul or
-// Gemm: the QDQ form of a quantized product, which the extended level runs
-// as QLinearConv / QLinearMatMul (QdqToQLinear). Folded, the weight would
-// become float (4x the bytes) and the pattern would be gone. ONNX Runtime
-// keeps it too.
+// Whether every reader of `value` is a QuantizeLinear, directly or through
+// one Relu or Clip: a product's output the QDQ form quantizes again.
+bool QuantizedAfter(const GraphEditor& editor, const std::string& value, bool through_activation = true) {
+  const std::vector<int> readers = editor.Consumers(value);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const Node& c = editor.node(r);
+    if (c.domain != kOnnxDomain || c.outputs.empty()) return false;
+    if (c.op_type == "QuantizeLinear") continue;
+    if (!through_activation || (c.op_type != "Relu" && c.op_type != "Clip") || readers.size() != 1) return false;
+    if (!QuantizedAfter(editor, c.outputs[0], false)) return false;
+  }
+  return true;
+}
+
+// A DequantizeLinear of a constant 8-bit weight read only by Conv or MatMul
+// products whose outputs are quantized again: the QDQ form of a quantized
+// product, which the extended level runs as QLinearConv / QLinearMatMul
+// (QdqToQLinear). Folded, the weight would become float (4x the bytes) and
+// the pattern would be gone; ONNX Runtime keeps it too. Any other weight
+// DequantizeLinear (a Gemm's, a product left float) folds: kept, it would
+// dequantize the whole weight on every run.
 bool IsQuantizedWeight(const GraphEditor& editor, const Node& n) {
   if (n.domain != kOnnxDomain || n.op_type != "DequantizeLinear" || n.inputs.empty() || n.outputs.empty()) return false;
   const Tensor* q = editor.Constant(n.inputs[0]);
@@ -38,7 +55,9 @@ bool IsQuantizedWeight(const GraphEditor& editor, const Node& n) {
   if (readers.empty()) return false;
   for (int r : readers) {
     const Node& c = editor.node(r);
-    if (c.domain != kOnnxDomain || (c.op_type != "Conv" && c.op_type != "MatMul" && c.op_type != "Gemm")) return false;
+    if (c.domain != kOnnxDomain || (c.op_type != "Conv" && c.op_type != "MatMul") || c.outputs.empty() ||
+        !QuantizedAfter(editor, c.outputs[0]))
+      return false;
   }
   return true;
 }
