@@ -1,4 +1,4 @@
-// RangeWithZeroF32, CenterBytesI32, DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
+// RangeWithZeroF32, PhasePlanesI32, DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
 // references on every SIMD target, at lengths around the vector widths:
 // strided and dilated planes, halves rounded to even, saturation at both
 // ends, per-column scales.
@@ -17,44 +17,32 @@
 namespace tessera::cpu {
 namespace {
 
-TEST(SimdInt32, CenterBytesReadsEveryStrideThValue) {
+// Every padded position of every phase against the definition: strides 1
+// to 3, padding on each side (and past the input), widths around the
+// vector lengths, int8 and uint8 bytes.
+TEST(SimdInt32, PhasePlanesHoldTheCenteredPaddedInput) {
   test::OnEverySimdTarget([] {
-    std::vector<uint8_t> src(400);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
-    for (int64_t stride : {1, 2, 3})
-      for (int64_t n : {1, 8, 15, 16, 17, 33, 100})
+    for (int64_t sw : {1, 2, 3})
+      for (int64_t w : {1, 5, 16, 17, 40})
         for (bool is_signed : {false, true}) {
-          std::vector<int32_t> dst(static_cast<size_t>(n) + 1, 12345);
-          CenterBytesI32(src.data(), stride, n, is_signed, 7, dst.data());
-          for (int64_t j = 0; j < n; ++j) {
-            const uint8_t b = src[static_cast<size_t>(j * stride)];
-            ASSERT_EQ(dst[static_cast<size_t>(j)], (is_signed ? int32_t{static_cast<int8_t>(b)} : int32_t{b}) - 7)
-                << "stride " << stride << " n " << n << " at " << j;
-          }
-          EXPECT_EQ(dst[static_cast<size_t>(n)], 12345) << "writes past n";
+          const int64_t h = 4, pad_t = 1, pad_l = 2, rows = h + 3, cols = w + 4;
+          const int64_t phase_w = (cols + sw - 1) / sw + 64;
+          std::vector<uint8_t> in(static_cast<size_t>(h * w));
+          for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + 11);
+          std::vector<int32_t> phases(static_cast<size_t>(sw * rows * phase_w), 12345);
+          PhasePlanesI32(in.data(), h, w, is_signed, 7, pad_t, pad_l, rows, cols, sw, phase_w, phases.data());
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) {
+              const int64_t iy = r - pad_t, ix = c - pad_l;
+              int32_t want = 0;
+              if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
+                const uint8_t byte = in[static_cast<size_t>(iy * w + ix)];
+                want = (is_signed ? int32_t{static_cast<int8_t>(byte)} : int32_t{byte}) - 7;
+              }
+              ASSERT_EQ(phases[static_cast<size_t>(((c % sw) * rows + r) * phase_w + c / sw)], want)
+                  << "stride " << sw << " width " << w << (is_signed ? " int8" : " uint8") << " at " << r << "," << c;
+            }
         }
-  });
-}
-
-TEST(SimdInt32, RangeWithZeroSkipsNaNAndKeepsZeroInside) {
-  test::OnEverySimdTarget([] {
-    for (int64_t n : {0, 1, 7, 16, 33, 1000}) {
-      std::vector<float> x(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 1.f + std::sin(0.3f * static_cast<float>(i)) * 0.5f;
-      float lo = -1, hi = -1;
-      RangeWithZeroF32(x.data(), n, &lo, &hi);
-      float want_hi = 0;
-      for (float v : x) want_hi = std::max(want_hi, v);
-      EXPECT_EQ(lo, 0.f) << "all positive: the range starts at zero";
-      EXPECT_EQ(hi, want_hi);
-      if (n < 7) continue;
-      x[3] = std::nanf("");
-      x[static_cast<size_t>(n - 1)] = -std::numeric_limits<float>::infinity();
-      x[static_cast<size_t>(n / 2)] = 1e30f;
-      RangeWithZeroF32(x.data(), n, &lo, &hi);
-      EXPECT_EQ(lo, -std::numeric_limits<float>::infinity());
-      EXPECT_EQ(hi, 1e30f) << n;
-    }
   });
 }
 

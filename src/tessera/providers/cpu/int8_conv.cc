@@ -111,25 +111,9 @@ void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint
       }
       const uint8_t* in = x + plane * s.h * s.w;
       // Every value the windows read is written: the input centered, the
-      // padding zero. Phase p holds padded columns p, p + sw, p + 2 sw...
-      const int64_t sw = s.stride_w;
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t iy = r - s.pad_t;
-        for (int64_t p = 0; p < sw; ++p) {
-          int32_t* dst = phases.data() + (p * rows + r) * phase_w;
-          const int64_t n = (cols - p + sw - 1) / sw;  // padded columns of this phase
-          if (iy < 0 || iy >= s.h) {
-            std::fill(dst, dst + n, 0);
-            continue;
-          }
-          // Phase columns j whose input column j * sw + p - pad_l is inside.
-          const int64_t lo = std::min(n, std::max<int64_t>(0, (s.pad_l - p + sw - 1) / sw));
-          const int64_t hi = std::max(lo, std::min(n, (s.pad_l + s.w - p + sw - 1) / sw));
-          std::fill(dst, dst + lo, 0);
-          CenterBytesI32(in + iy * s.w + lo * sw + p - s.pad_l, sw, hi - lo, x_signed, x_zero, dst + lo);
-          std::fill(dst + hi, dst + n, 0);
-        }
-      }
+      // padding zero.
+      PhasePlanesI32(in, s.h, s.w, x_signed, x_zero, s.pad_t, s.pad_l, rows, cols, s.stride_w, phase_w,
+                     phases.data());
       int32_t* out = y + plane * pixels;
       DepthwisePlaneI32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw, wc.data(),
                         s.oh, s.ow, out);

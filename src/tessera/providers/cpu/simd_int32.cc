@@ -56,11 +56,34 @@ void CenterBytes(const T* src, int64_t stride, int64_t n, int32_t zero, int32_t*
   for (; j < n; ++j) dst[j] = int32_t{src[j * stride]} - zero;
 }
 
-void CenterBytesAny(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst) {
+template <typename T>
+void PhasePlanesT(const T* in, int64_t h, int64_t w, int32_t zero, int64_t pad_t, int64_t pad_l, int64_t rows,
+                  int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t iy = r - pad_t;
+    for (int64_t p = 0; p < sw; ++p) {
+      int32_t* dst = phases + (p * rows + r) * phase_w;
+      const int64_t n = (cols - p + sw - 1) / sw;  // padded columns of this phase
+      if (iy < 0 || iy >= h) {
+        std::fill(dst, dst + n, 0);
+        continue;
+      }
+      // Phase columns j whose input column j * sw + p - pad_l is inside.
+      const int64_t lo = std::min(n, std::max<int64_t>(0, (pad_l - p + sw - 1) / sw));
+      const int64_t hi = std::max(lo, std::min(n, (pad_l + w - p + sw - 1) / sw));
+      std::fill(dst, dst + lo, 0);
+      CenterBytes(in + iy * w + lo * sw + p - pad_l, sw, hi - lo, zero, dst + lo);
+      std::fill(dst + hi, dst + n, 0);
+    }
+  }
+}
+
+void PhasePlanes(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t, int64_t pad_l,
+                 int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
   if (is_signed) {
-    CenterBytes(reinterpret_cast<const int8_t*>(src), stride, n, zero, dst);
+    PhasePlanesT(reinterpret_cast<const int8_t*>(in), h, w, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
   } else {
-    CenterBytes(src, stride, n, zero, dst);
+    PhasePlanesT(in, h, w, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
   }
 }
 
@@ -227,7 +250,7 @@ namespace tessera::cpu {
 namespace int32_detail {
 HWY_EXPORT(DepthwisePlane);
 HWY_EXPORT(RangeWithZero);
-HWY_EXPORT(CenterBytesAny);
+HWY_EXPORT(PhasePlanes);
 HWY_EXPORT(RequantizeS8);
 HWY_EXPORT(RequantizeU8);
 HWY_EXPORT(QuantizeS8);
@@ -242,8 +265,10 @@ void RangeWithZeroF32(const float* x, int64_t n, float* lo, float* hi) {
   if (n > 0) HWY_DYNAMIC_DISPATCH(RangeWithZero)(x, n, lo, hi);
 }
 
-void CenterBytesI32(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst) {
-  if (n > 0) HWY_DYNAMIC_DISPATCH(CenterBytesAny)(src, stride, n, is_signed, zero, dst);
+void PhasePlanesI32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t,
+                    int64_t pad_l, int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
+  if (rows > 0 && cols > 0)
+    HWY_DYNAMIC_DISPATCH(PhasePlanes)(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
 }
 
 void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,

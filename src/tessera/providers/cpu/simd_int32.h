@@ -8,9 +8,13 @@
 
 namespace tessera::cpu {
 
-// dst[j] = src[j * stride] - zero for j < n, the bytes read as int8
-// (is_signed) or uint8: a row of quantized input, centered, as int32.
-void CenterBytesI32(const uint8_t* src, int64_t stride, int64_t n, bool is_signed, int32_t zero, int32_t* dst);
+// The input DepthwisePlaneI32 reads, from one h x w plane of int8
+// (is_signed) or uint8 bytes: padded row r, column c (the input's row
+// r - pad_t, column c - pad_l; r < rows, c < cols) goes to
+// phases[((c % sw) * rows + r) * phase_w + c / sw] as its byte less `zero`,
+// or 0 in the padding. The rest of each phase row is left as it is.
+void PhasePlanesI32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t,
+                    int64_t pad_l, int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases);
 
 // One plane of a depthwise convolution, its input split by column phase so
 // every tap reads contiguous values at any stride:
