@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "tessera/providers/cpu/byte_lookup.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/qlinear_util.h"
@@ -97,7 +98,7 @@ class QLinearConcat final : public OpKernel {
                       if (p.copy) {
                         if (block > 0) std::memcpy(od + at, src, static_cast<size_t>(block));
                       } else {
-                        for (int64_t i = 0; i < block; ++i) od[at + i] = p.table[src[i]];
+                        LookupBytes(p.table.data(), src, block, od + at);
                       }
                       at += block;
                     }

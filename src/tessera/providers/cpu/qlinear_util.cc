@@ -1,6 +1,7 @@
 #include "tessera/providers/cpu/qlinear_util.h"
 
 #include "tessera/base/thread_pool.h"
+#include "tessera/providers/cpu/byte_lookup.h"
 
 namespace tessera::cpu {
 
@@ -49,9 +50,7 @@ std::optional<QuantParams> ConstantQuantParams(const KernelInfo& info, size_t sc
 }
 
 void ApplyByteTable(const ByteTable& table, const uint8_t* x, int64_t n, uint8_t* y, ThreadPool* pool) {
-  ParallelFor(pool, n, 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) y[i] = table[x[i]];
-  });
+  ParallelFor(pool, n, 1 << 16, [&](int64_t b, int64_t e) { LookupBytes(table.data(), x + b, e - b, y + b); });
 }
 
 }  // namespace tessera::cpu
