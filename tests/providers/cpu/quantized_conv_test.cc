@@ -89,10 +89,18 @@ void CheckConvInteger(const Geometry& g, bool constant_w, int threads) {
 TEST(QuantizedConv, ConvIntegerIsExactOnTheInt8Path) {
   Geometry dilated;
   dilated.group = 1, dilated.m = 8, dilated.stride = 1, dilated.dil = 2, dilated.pad = 2;
-  for (const Geometry& g : {Geometry{}, dilated})
+  // Strided and dilated: the patch matrix (im2col); the others read taps
+  // as slices of the padded image or of its stride phases.
+  Geometry strided_dilated = dilated;
+  strided_dilated.stride = 2;
+  // ResNet's stem: 7x7, stride 2, pad 3, three channels.
+  Geometry stem;
+  stem.n = 1, stem.c = 3, stem.group = 1, stem.m = 8, stem.h = 15, stem.w = 13, stem.k = 7, stem.pad = 3;
+  for (const Geometry& g : {Geometry{}, dilated, strided_dilated, stem})
     for (bool constant_w : {true, false})
       for (int threads : {1, 2}) {
-        SCOPED_TRACE(testing::Message() << "group " << g.group << ", dilation " << g.dil
+        SCOPED_TRACE(testing::Message() << "kernel " << g.k << ", stride " << g.stride << ", group " << g.group
+                                        << ", dilation " << g.dil
                                         << (constant_w ? ", constant w" : ", w fed") << ", " << threads << " threads");
         CheckConvInteger<uint8_t, int8_t>(g, constant_w, threads);
         CheckConvInteger<uint8_t, uint8_t>(g, constant_w, threads);

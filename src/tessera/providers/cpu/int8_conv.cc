@@ -63,26 +63,42 @@ void Im2Col(const Conv2DShape& s, const uint8_t* plane, int64_t channels, uint8_
   });
 }
 
-// One image's group of channels with its padding: [channels, hp, wp]
-// bytes, the input at (pad_t, pad_l), the zero point's byte around it.
-void PadImage(const Conv2DShape& s, const uint8_t* plane, int64_t channels, int64_t hp, int64_t wp, uint8_t pad,
-              uint8_t* out, ThreadPool* pool) {
+// One image's group of channels with its padding, split by stride phase:
+// padded row r, column c (the input at (pad_t, pad_l), the zero point's
+// byte around it) goes to plane (ch, r % st, c % st) of hq x wq bytes, at
+// (r / st, c / st). At stride 1 that is the padded image itself.
+void PadPhases(const Conv2DShape& s, const uint8_t* plane, int64_t channels, int64_t st, int64_t hp, int64_t wp,
+               int64_t hq, int64_t wq, uint8_t pad, uint8_t* out, ThreadPool* pool) {
   ParallelFor(pool, channels, 4, [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
-      uint8_t* dst = out + ch * hp * wp;
+      uint8_t* dst = out + ch * st * st * hq * wq;
       const uint8_t* src = plane + ch * s.h * s.w;
+      // Input columns [x0, x1) land at [x0 + pad_l, x1 + pad_l).
+      const int64_t x1 = std::max<int64_t>(0, std::min(s.w, wp - s.pad_l));
+      if (st > 1) std::memset(dst, pad, static_cast<size_t>(st * st * hq * wq));  // phase planes' spare cells too
       for (int64_t r = 0; r < hp; ++r) {
-        uint8_t* row = dst + r * wp;
         const int64_t iy = r - s.pad_t;
-        // Input columns [x0, x1) land at [x0 + pad_l, x1 + pad_l).
-        const int64_t x0 = std::max<int64_t>(0, -s.pad_l), x1 = std::min(s.w, wp - s.pad_l);
-        if (iy < 0 || iy >= s.h || x1 <= x0) {
-          std::memset(row, pad, static_cast<size_t>(wp));
+        const bool inside = iy >= 0 && iy < s.h && x1 > 0;
+        if (st == 1) {
+          uint8_t* row = dst + r * wq;
+          if (!inside) {
+            std::memset(row, pad, static_cast<size_t>(wp));
+            continue;
+          }
+          std::memset(row, pad, static_cast<size_t>(s.pad_l));
+          std::memcpy(row + s.pad_l, src + iy * s.w, static_cast<size_t>(x1));
+          std::memset(row + x1 + s.pad_l, pad, static_cast<size_t>(wp - x1 - s.pad_l));
           continue;
         }
-        std::memset(row, pad, static_cast<size_t>(x0 + s.pad_l));
-        std::memcpy(row + x0 + s.pad_l, src + iy * s.w + x0, static_cast<size_t>(x1 - x0));
-        std::memset(row + x1 + s.pad_l, pad, static_cast<size_t>(wp - x1 - s.pad_l));
+        if (!inside) continue;  // already the pad byte
+        uint8_t* rows = dst + ((r % st) * st * hq + r / st) * wq;  // phase (r % st, 0), row r / st
+        for (int64_t pc = 0; pc < st; ++pc) {
+          // Input columns ix with (ix + pad_l) % st == pc, from the first.
+          const int64_t first = ((pc - s.pad_l) % st + st) % st;
+          uint8_t* out_row = rows + pc * hq * wq + (first + s.pad_l) / st;
+          const uint8_t* in_row = src + iy * s.w;
+          for (int64_t ix = first, j = 0; ix < x1; ix += st, ++j) out_row[j] = in_row[ix];
+        }
       }
     }
   });
@@ -135,15 +151,20 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
   const auto pad = static_cast<uint8_t>(static_cast<uint32_t>(x_zero) & 0xffu);
   const bool direct = s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_t == 0 && s.pad_l == 0 &&
                       s.oh == s.h && s.ow == s.w;
-  // Stride 1 (most CNNs' 3x3 layers): every tap is a slice of one padded
-  // copy of the image, read in place, with no patch matrix. The product
-  // then runs over the padded grid, wp columns an output row of which the
-  // last (kw - 1) * dil_w fall outside the output, and the valid columns
-  // are compacted after.
-  const bool sliced = !direct && s.stride_h == 1 && s.stride_w == 1;
-  const int64_t hp = s.oh + (s.kh - 1) * s.dil_h, wp = s.ow + (s.kw - 1) * s.dil_w;
-  const int64_t grid = sliced ? (s.oh - 1) * wp + s.ow : pixels;  // the product's columns
-  std::vector<uint8_t> cols(direct ? 0 : static_cast<size_t>(sliced ? cg * hp * wp : k * pixels));
+  // Every tap is a slice of one padded copy of the image, read in place,
+  // with no patch matrix; at stride st > 1 (dilation 1), of one of its
+  // st x st phase planes. The product then runs over the planes' grid, wq
+  // columns an output row of which the last few fall outside the output,
+  // and the valid columns are compacted after.
+  const int64_t st = s.stride_h;
+  // (A strided 1x1 reads a quarter of the image or less: its patch matrix
+  // is the smaller copy.)
+  const bool sliced = !direct && s.stride_w == st &&
+                      (st == 1 || (s.dil_h == 1 && s.dil_w == 1 && (s.kh > 1 || s.kw > 1)));
+  const int64_t hp = (s.oh - 1) * st + (s.kh - 1) * s.dil_h + 1, wp = (s.ow - 1) * st + (s.kw - 1) * s.dil_w + 1;
+  const int64_t hq = (hp + st - 1) / st, wq = (wp + st - 1) / st;
+  const int64_t grid = sliced ? (s.oh - 1) * wq + s.ow : pixels;  // the product's columns
+  std::vector<uint8_t> cols(direct ? 0 : static_cast<size_t>(sliced ? cg * st * st * hq * wq : k * pixels));
   std::vector<const uint8_t*> tap_rows(static_cast<size_t>(sliced ? k : 0));
   std::unique_ptr<int32_t[]> grid_sums;
   std::vector<uint8_t> grid_bytes;
@@ -158,10 +179,11 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
       // The image's columns, packed into storage this thread keeps between runs.
       thread_local PackedInt8B b;
       if (sliced) {
-        PadImage(s, plane, cg, hp, wp, pad, cols.data(), pool);
+        PadPhases(s, plane, cg, st, hp, wp, hq, wq, pad, cols.data(), pool);
         for (int64_t r = 0; r < k; ++r) {
-          const int64_t ch = r / (s.kh * s.kw), ky = (r / s.kw) % s.kh, kx = r % s.kw;
-          tap_rows[static_cast<size_t>(r)] = cols.data() + (ch * hp + ky * s.dil_h) * wp + kx * s.dil_w;
+          const int64_t ch = r / (s.kh * s.kw), dy = ((r / s.kw) % s.kh) * s.dil_h, dx = (r % s.kw) * s.dil_w;
+          const int64_t phase = (ch * st + dy % st) * st + dx % st;
+          tap_rows[static_cast<size_t>(r)] = cols.data() + (phase * hq + dy / st) * wq + dx / st;
         }
         b.RepackRows(x_signed, k, grid, tap_rows.data(), ZeroPoints{&x_zero, false}, pool);
       } else {
@@ -187,7 +209,7 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
       uint8_t* out_bytes = requant != nullptr ? requant->out + (img * s.m + g * mg) * pixels : nullptr;
       for (int64_t ch = 0; ch < mg; ++ch)
         for (int64_t oy = 0; oy < s.oh; ++oy) {
-          const int64_t from = ch * grid + oy * wp, to = ch * pixels + oy * s.ow;
+          const int64_t from = ch * grid + oy * wq, to = ch * pixels + oy * s.ow;
           if (out_bytes != nullptr) {
             std::memcpy(out_bytes + to, grid_bytes.data() + from, static_cast<size_t>(s.ow));
           } else {
