@@ -19,6 +19,14 @@ __all__ = [
 ]
 
 
+def _member(cls, name):
+    """The enum member called `name`, as ORT's from_string gives it."""
+    try:
+        return cls[name]
+    except KeyError:
+        raise ValueError(f"unknown {cls.__name__} {name!r}") from None
+
+
 class QuantType(_enum.Enum):
     """Element type of quantized tensors (ORT's values). Only QInt8 and
     QUInt8 are written; the others raise NotImplementedError."""
@@ -35,10 +43,7 @@ class QuantType(_enum.Enum):
 
     @staticmethod
     def from_string(t):
-        try:
-            return QuantType[t]
-        except KeyError:
-            raise ValueError(f"unknown QuantType {t!r}") from None
+        return _member(QuantType, t)
 
 
 class QuantFormat(_enum.Enum):
@@ -52,10 +57,7 @@ class QuantFormat(_enum.Enum):
 
     @staticmethod
     def from_string(f):
-        try:
-            return QuantFormat[f]
-        except KeyError:
-            raise ValueError(f"unknown QuantFormat {f!r}") from None
+        return _member(QuantFormat, f)
 
 
 class CalibrationMethod(_enum.Enum):

@@ -1,6 +1,7 @@
 #include "tessera/ops/shape_inference.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 
 namespace tessera {
@@ -507,6 +508,26 @@ std::vector<TypeInfo> ConstantOp(const InferenceInput& in) {
 
 // The optimizer's fused ops (ai.tessera) have the types of the ai.onnx ops
 // they replace, so later passes still see shapes past a fused node.
+// The types of a fused or contrib node as those of the ai.onnx op it
+// extends (at the newest opset), read from `inputs`, without the node's
+// own attributes `dropped`; the node's constants are passed on when
+// `with_constants`.
+std::vector<TypeInfo> InferAsOnnxOp(const InferenceInput& in, const char* onnx_op, std::vector<TypeInfo> inputs,
+                                    std::initializer_list<const char*> dropped, bool with_constants) {
+  Node plain = in.node;
+  plain.domain = kOnnxDomain;
+  plain.op_type = onnx_op;
+  plain.attributes.clear();
+  for (const auto& a : in.node.attributes) {
+    bool drop = false;
+    for (const char* d : dropped) drop |= a.name == d;
+    if (!drop) plain.attributes.push_back(a);
+  }
+  InferenceInput sub{plain, 22, std::move(inputs), {}};
+  if (with_constants) sub.constants = in.constants;
+  return InferOutputTypes(sub);
+}
+
 std::vector<TypeInfo> InferTesseraOutputTypes(const InferenceInput& in) {
   const Node& n = in.node;
   const std::string& op = n.op_type;
@@ -514,14 +535,7 @@ std::vector<TypeInfo> InferTesseraOutputTypes(const InferenceInput& in) {
   if (result.empty() || in.inputs.empty()) return result;
   const TypeInfo& x = in.inputs[0];
   auto as_onnx = [&](const char* onnx_op, std::vector<TypeInfo> inputs) {
-    Node plain = n;
-    plain.domain = kOnnxDomain;
-    plain.op_type = onnx_op;
-    plain.attributes.clear();
-    for (const auto& a : n.attributes)
-      if (a.name != "activation" && a.name != "activation_params") plain.attributes.push_back(a);
-    InferenceInput sub{plain, 22, std::move(inputs), in.constants};
-    return InferOutputTypes(sub);
+    return InferAsOnnxOp(in, onnx_op, std::move(inputs), {"activation", "activation_params"}, true);
   };
   if (op == "Gelu" || op == "LayerNormalization" || op == "RMSNormalization") {
     result[0] = x;
@@ -565,14 +579,7 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
   if (result.empty()) return result;
   auto input = [&](size_t i) { return i < in.inputs.size() ? in.inputs[i] : Unknown(); };
   auto as_onnx = [&](const char* onnx_op, std::vector<TypeInfo> inputs) {
-    Node plain = n;
-    plain.domain = kOnnxDomain;
-    plain.op_type = onnx_op;
-    plain.attributes.clear();
-    for (const auto& a : n.attributes)
-      if (a.name != "channels_last") plain.attributes.push_back(a);
-    InferenceInput sub{plain, 22, std::move(inputs), {}};
-    return InferOutputTypes(sub);
+    return InferAsOnnxOp(in, onnx_op, std::move(inputs), {"channels_last"}, false);
   };
   if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") {
     result[0] = input(0);
