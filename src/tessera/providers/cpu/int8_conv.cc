@@ -73,7 +73,7 @@ void PadPhases(const Conv2DShape& s, const uint8_t* plane, int64_t channels, int
     for (int64_t ch = c0; ch < c1; ++ch) {
       uint8_t* dst = out + ch * st * st * hq * wq;
       const uint8_t* src = plane + ch * s.h * s.w;
-      // Input columns [x0, x1) land at [x0 + pad_l, x1 + pad_l).
+      // Input columns [0, x1) land at padded columns [pad_l, x1 + pad_l).
       const int64_t x1 = std::max<int64_t>(0, std::min(s.w, wp - s.pad_l));
       if (st > 1) std::memset(dst, pad, static_cast<size_t>(st * st * hq * wq));  // phase planes' spare cells too
       for (int64_t r = 0; r < hp; ++r) {
