@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_int32.cc"
@@ -93,18 +94,22 @@ void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t plane = rows * phase_w;
   HWY_ALIGN int32_t tail[64];
+  // Each tap's offset from an output row's first input, computed once: a
+  // division per tap and vector cost more than the products.
+  const int64_t count = kh * kw;
+  std::vector<int64_t> tap_offset(static_cast<size_t>(count));
+  for (int64_t ky = 0; ky < kh; ++ky)
+    for (int64_t kx = 0; kx < kw; ++kx) {
+      const int64_t off = kx * dw;
+      tap_offset[static_cast<size_t>(ky * kw + kx)] = (off % sw) * plane + ky * dh * phase_w + off / sw;
+    }
   for (int64_t oy = 0; oy < oh; ++oy) {
     int32_t* yr = y + oy * ow;
+    const int32_t* row = phases + oy * sh * phase_w;
     for (int64_t ox = 0; ox < ow; ox += lanes) {
       auto acc = hn::Zero(d);
-      for (int64_t ky = 0; ky < kh; ++ky) {
-        const int64_t r = oy * sh + ky * dh;
-        for (int64_t kx = 0; kx < kw; ++kx) {
-          const int64_t off = kx * dw;
-          const int32_t* src = phases + (off % sw) * plane + r * phase_w + ox + off / sw;
-          acc = hn::Add(acc, hn::Mul(hn::LoadU(d, src), hn::Set(d, taps[ky * kw + kx])));
-        }
-      }
+      for (int64_t t = 0; t < count; ++t)
+        acc = hn::Add(acc, hn::Mul(hn::LoadU(d, row + tap_offset[static_cast<size_t>(t)] + ox), hn::Set(d, taps[t])));
       if (ox + lanes <= ow) {
         hn::StoreU(acc, d, yr + ox);
       } else {
