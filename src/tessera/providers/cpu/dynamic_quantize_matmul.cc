@@ -11,11 +11,11 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/providers/cpu/dynamic_quantization.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/cpu/quantized_operands.h"
-#include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 namespace {
@@ -43,18 +43,11 @@ class DynamicQuantizeMatMul final : public OpKernel {
     if (y.numel() == 0) return;
 
     // A quantized as DynamicQuantizeLinear does it.
-    const int64_t count = a.numel();
-    const float* pa = a.data<float>();
-    float lo = 0.f, hi = 0.f;
-    RangeWithZeroF32(pa, count, &lo, &hi);
-    const float a_scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-    const float a_zero = std::nearbyint(std::min(255.0f, std::max(0.0f, 0.0f - lo / a_scale)));
     Tensor aq(DataType::kUInt8, a.shape());
-    ParallelFor(ctx.thread_pool(), count, 1 << 14, [&](int64_t s, int64_t e) {
-      QuantizeF32(pa + s, e - s, a_scale, a_zero, false, aq.data<uint8_t>() + s);
-    });
+    const DynamicQuantization q = DynamicQuantizeU8(a.data<float>(), a.numel(), aq.data<uint8_t>(), ctx.thread_pool());
+    const float a_scale = q.scale;
     Tensor az(DataType::kUInt8, {});
-    az.data<uint8_t>()[0] = static_cast<uint8_t>(a_zero);
+    az.data<uint8_t>()[0] = q.zero;
 
     const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
     RunInt8Gemm(ctx, aq, &az, *b, y.shape(), sums.get());

@@ -11,6 +11,7 @@
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/dynamic_quantization.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
@@ -516,25 +517,10 @@ class DynamicQuantizeLinear final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DataType::kFloat) ctx.Fail("input type ", DataTypeName(x.dtype()), " is not supported (expected float)");
-    const int64_t n = x.numel();
-    const float* px = x.data<float>();
-    // The range always includes 0.
-    float lo = 0.0f, hi = 0.0f;
-    RangeWithZeroF32(px, n, &lo, &hi);
-    constexpr float qmin = 0.0f, qmax = 255.0f;
-    // A constant-zero input has no range; scale 1 keeps every output finite.
-    const float scale = hi == lo ? 1.0f : (hi - lo) / (qmax - qmin);
-    float izp = qmin - lo / scale;
-    izp = std::min(qmax, std::max(qmin, izp));
-    const float zpf = std::nearbyint(izp);
-    const uint8_t zp = static_cast<uint8_t>(zpf);
-
     Tensor& y = ctx.allocate_output(0, DataType::kUInt8, x.shape());
-    uint8_t* py = y.data<uint8_t>();
-    // saturate(round_half_even(x / scale) + zp), a NaN to the zero point:
-    // QuantizeLinear's per-tensor kernel.
-    ParallelFor(ctx.thread_pool(), n, kChunk,
-                [&](int64_t b, int64_t e) { QuantizeF32(px + b, e - b, scale, zpf, false, py + b); });
+    const DynamicQuantization q = DynamicQuantizeU8(x.data<float>(), x.numel(), y.data<uint8_t>(), ctx.thread_pool());
+    const float scale = q.scale;
+    const uint8_t zp = q.zero;
     if (ctx.output_requested(1)) ctx.allocate_output(1, DataType::kFloat, {}).data<float>()[0] = scale;
     if (ctx.output_requested(2)) ctx.allocate_output(2, DataType::kUInt8, {}).data<uint8_t>()[0] = zp;
   }
@@ -560,6 +546,19 @@ std::vector<DataType> DequantizeInputTypes(int64_t opset) {
 }
 
 }  // namespace
+
+DynamicQuantization DynamicQuantizeU8(const float* x, int64_t n, uint8_t* y, ThreadPool* pool) {
+  // The range always includes 0.
+  float lo = 0.0f, hi = 0.0f;
+  RangeWithZeroF32(x, n, &lo, &hi);
+  constexpr float qmin = 0.0f, qmax = 255.0f;
+  // A constant-zero input has no range; scale 1 keeps every output finite.
+  const float scale = hi == lo ? 1.0f : (hi - lo) / (qmax - qmin);
+  const float zpf = std::nearbyint(std::min(qmax, std::max(qmin, qmin - lo / scale)));
+  // QuantizeLinear's per-tensor kernel.
+  ParallelFor(pool, n, kChunk, [&](int64_t b, int64_t e) { QuantizeF32(x + b, e - b, scale, zpf, false, y + b); });
+  return {scale, static_cast<uint8_t>(zpf)};
+}
 
 std::vector<KernelRow> QuantizationKernels() {
   std::vector<KernelRow> rows;
