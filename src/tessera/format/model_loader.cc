@@ -25,6 +25,7 @@ std::vector<Dim> ShapeFromWire(const wire::Shape& s) {
     if (d.has_dim_value()) dims.push_back(Dim::Known(d.dim_value()));
     else if (d.has_dim_param()) dims.push_back(Dim::Symbol(d.dim_param()));
     else dims.push_back(Dim{});
+    if (d.has_denotation()) dims.back().denotation = d.denotation();
   }
   return dims;
 }

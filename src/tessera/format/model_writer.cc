@@ -12,6 +12,7 @@ void ShapeToWire(const std::vector<Dim>& dims, wire::Shape* out) {
     auto* w = out->add_dim();
     if (d.known()) w->set_dim_value(d.value);
     else if (!d.param.empty()) w->set_dim_param(d.param);
+    if (!d.denotation.empty()) w->set_denotation(d.denotation);
   }
 }
 

@@ -16,9 +16,12 @@ namespace tessera {
 struct Dim {
   int64_t value = -1;  // >= 0 when known
   std::string param;   // symbolic name when value < 0
+  // What the dimension means ("DATA_BATCH", "DATA_CHANNEL"...), as ONNX's
+  // dimension denotation; free-dimension overrides can match on it.
+  std::string denotation;
   bool known() const { return value >= 0; }
-  static Dim Known(int64_t v) { return Dim{v, {}}; }
-  static Dim Symbol(std::string s) { return Dim{-1, std::move(s)}; }
+  static Dim Known(int64_t v) { return Dim{v, {}, {}}; }
+  static Dim Symbol(std::string s) { return Dim{-1, std::move(s), {}}; }
   std::string ToString() const { return known() ? std::to_string(value) : (param.empty() ? "?" : param); }
 };
 

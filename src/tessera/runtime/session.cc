@@ -31,6 +31,8 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
   // copy so sessions made from one Model (or a subgraph shared by two
   // attributes) never disturb each other.
   model_.graph = model_.graph->DeepCopy();
+  ApplyFreeDimensionOverrides(*model_.graph, options_.free_dimension_overrides, model_.DisplayName(), logger_);
+  ApplyInitializerOverrides(*model_.graph, options_.initializer_overrides, model_.DisplayName());
   int threads = options_.intra_op_num_threads;
   if (threads < 0) TS_THROW(kInvalidArgument, "intra_op_num_threads must be >= 0, got ", threads);
   if (options_.inter_op_num_threads < 0)

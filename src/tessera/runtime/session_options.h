@@ -6,6 +6,7 @@
 #include "tessera/base/logging.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/optimizer/optimization_level.h"
+#include "tessera/runtime/model_overrides.h"
 
 namespace tessera {
 
@@ -21,6 +22,12 @@ struct SessionOptions {
   // >= 0. The executor runs nodes one at a time today, whatever the value.
   int inter_op_num_threads = 1;
   LoadLimits load_limits;
+  // Symbolic input dimensions fixed at session creation, by dim_param or
+  // by denotation (docs/python.md; model_overrides.h has the rules).
+  std::vector<FreeDimensionOverride> free_dimension_overrides;
+  // Initializers replaced by tensors the caller supplies (they may borrow
+  // the caller's memory, which must then outlive the session).
+  std::vector<InitializerOverride> initializer_overrides;
   // Session creation fails, listing every such node and why each provider
   // declined it, when a node would fall back to the CPU provider while other
   // providers come before it.
