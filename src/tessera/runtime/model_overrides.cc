@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "tessera/base/status.h"
+
 namespace tessera {
 
 namespace {
