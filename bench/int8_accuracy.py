@@ -22,7 +22,7 @@ import tessera
 out_dir = sys.argv[1]
 count = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 node_path = os.path.join(os.environ.get('ORT_NODE_PATH', '/tmp/ort'), 'node_modules')
-runner = os.path.join(root, 'tests', 'quantization', 'ort_run.js')
+runner = os.path.join(root, 'tests', 'support', 'ort_run.js')
 
 
 def bench_inputs(model_dir):

@@ -5,7 +5,7 @@ calibrated on a folder of .npy files) and a small MatMul model (dynamic):
 - the quantized model runs in Tessera close to the float model (cosine > 0.99)
   and its QDQ Conv groups fuse into QLinearConv (run --verbose);
 - the file is about 4x smaller (> 3x);
-- ONNX Runtime (npm onnxruntime-node, tests/quantization/ort_run.js) runs
+- ONNX Runtime (npm onnxruntime-node, tests/support/ort_run.js) runs
   it too, and its outputs match Tessera's (cosine > 0.999, within a few
   output steps).
 
@@ -91,7 +91,7 @@ def main():
         out_dir = os.path.join(work, "ort_" + os.path.basename(quant_model))
         os.makedirs(out_dir)
         env = dict(os.environ, NODE_PATH=node_path)
-        sh("node", os.path.join(HERE, "ort_run.js"), quant_model, out_dir, f"x={x_file}", env=env)
+        sh("node", os.path.join(HERE, "..", "support", "ort_run.js"), quant_model, out_dir, f"x={x_file}", env=env)
         theirs = np.load(os.path.join(out_dir, "output_0.npy"))
         ratio = os.path.getsize(float_model) / os.path.getsize(quant_model)
         c_float, c_ort = cosine(ref, ours), cosine(ours, theirs)

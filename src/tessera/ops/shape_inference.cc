@@ -75,7 +75,7 @@ const std::set<std::string>& ShapePreserving() {
       "Celu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softplus", "Softsign", "ThresholdedRelu", "Gelu",
       "Mish", "Shrink", "Swish", "Softmax", "LogSoftmax", "Hardmax", "Identity", "Dropout", "Clip",
       "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization", "LRN",
-      "LpNormalization", "MeanVarianceNormalization", "RMSNormalization", "CumSum", "CumProd", "BitwiseNot",
+      "LpNormalization", "MeanVarianceNormalization", "RMSNormalization", "SimplifiedLayerNormalization", "CumSum", "CumProd", "BitwiseNot",
       "Trilu", "ReverseSequence", "PRelu", "RotaryEmbedding", "ScatterElements", "Scatter", "ScatterND",
       "TensorScatter", "Not", "EyeLike"};
   return ops;
@@ -581,8 +581,39 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
   auto as_onnx = [&](const char* onnx_op, std::vector<TypeInfo> inputs) {
     return InferAsOnnxOp(in, onnx_op, std::move(inputs), {"channels_last"}, false);
   };
-  if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") {
+  if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu" || op == "Gelu" || op == "BiasGelu" || op == "FastGelu" ||
+      op == "QuickGelu" || op == "BiasAdd" || op == "BiasSoftmax") {
     result[0] = input(0);
+  } else if (op == "SkipLayerNormalization" || op == "SkipSimplifiedLayerNormalization") {
+    // output, mean, inv_std_var (one per row, float unless double), sum.
+    const TypeInfo x = input(0);
+    result[0] = x;
+    if (result.size() > 3) result[3] = x;
+    TypeInfo stat = TensorOf(x.elem_type == DataType::kDouble ? DataType::kDouble : DataType::kFloat);
+    if (HasShape(x) && RankOf(x) >= 1) {
+      Dims d = *x.shape;
+      d.back() = Dim::Known(1);
+      stat = TensorOf(stat.elem_type, d);
+    }
+    for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = stat;
+  } else if (op == "BiasSplitGelu") {
+    const TypeInfo x = input(0);
+    result[0] = TensorOf(x.elem_type);
+    if (HasShape(x) && RankOf(x) >= 1 && x.shape->back().known()) {
+      Dims d = *x.shape;
+      d.back() = Dim::Known(d.back().value / 2);
+      result[0] = TensorOf(x.elem_type, d);
+    }
+  } else if (op == "Trilu" || op == "Range") {
+    result = InferAsOnnxOp(in, op.c_str(), in.inputs, {}, true);
+  } else if (op == "FusedMatMul") {
+    // MatMul of op(A) and op(B), op swapping the last two axes when set.
+    auto transposed = [&](size_t i, const char* attr) {
+      TypeInfo t = input(i);
+      if (AttrInt(n, attr, 0) != 0 && HasShape(t) && RankOf(t) >= 2) std::swap(t.shape->back(), (*t.shape)[t.shape->size() - 2]);
+      return t;
+    };
+    result = as_onnx("MatMul", {transposed(0, "transA"), transposed(1, "transB")});
   } else if (op == "DynamicQuantizeMatMul") {
     // MatMul's shape, in A's (float) type.
     result = as_onnx("MatMul", {input(0), input(1)});

@@ -251,8 +251,9 @@ TEST(EyeLikeTest, OffsetsAndTypes) {
   OpTest("EyeLike", 9).Input("x", T_<float>({1}, {1})).Output("y", T_<float>({}, {0})).ExpectFailure("2-D");
 }
 
-// The rows of the shape, layout and cast families cover each op's opsets from
-// its first version to kMaxOnnxOpset without gaps or overlaps.
+// The ai.onnx rows of the shape, layout and cast families cover each op's
+// opsets from its first version to kMaxOnnxOpset without gaps or overlaps
+// (ONNX Runtime's com.microsoft Trilu and Range share their kernels).
 TEST(TensorFamilyRowsTest, CoverEveryOpsetOnce) {
   const std::map<std::string, int64_t> first = {
       {"Reshape", 1},  {"Flatten", 1},      {"Squeeze", 1},        {"Unsqueeze", 1},     {"Shape", 1},
@@ -264,6 +265,10 @@ TEST(TensorFamilyRowsTest, CoverEveryOpsetOnce) {
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> ranges;
   for (auto family : {cpu::ShapeKernels, cpu::LayoutKernels, cpu::CastKernels})
     for (const KernelRow& r : family()) {
+      if (r.domain == kMicrosoftDomain) {
+        EXPECT_TRUE(r.op_type == "Trilu" || r.op_type == "Range") << r.op_type;
+        continue;
+      }
       EXPECT_EQ(r.domain, "ai.onnx");
       ranges[r.op_type].push_back({r.first_opset, r.last_opset});
     }

@@ -14,7 +14,7 @@ const KernelTable& CpuKernelTable() {
                         MatMulKernels, ConvKernels, PoolKernels, NormalizationKernels, RecurrentKernels,
                         ControlFlowKernels, ResizeKernels, AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
                         QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
-                        DynamicQuantizeMatMulKernels}) {
+                        DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels}) {
       auto part = family();
       rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }

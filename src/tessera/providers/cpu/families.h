@@ -45,5 +45,8 @@ std::vector<KernelRow> QLinearLookupKernels();      // qlinear_lookup.cc: QLinea
 std::vector<KernelRow> QLinearConcatKernels();      // qlinear_concat.cc
 std::vector<KernelRow> QLinearPoolKernels();        // qlinear_pool.cc: QLinear(Global)AveragePool
 std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matmul.cc
+// com.microsoft, opset 1 (ONNX Runtime's transformer contrib ops)
+std::vector<KernelRow> MicrosoftActivationKernels();     // contrib_activations.cc: Gelu, BiasGelu, FastGelu...
+std::vector<KernelRow> MicrosoftNormalizationKernels();  // contrib_normalization.cc: SkipLayerNormalization...
 
 }  // namespace tessera::cpu

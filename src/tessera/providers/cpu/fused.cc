@@ -89,6 +89,10 @@ class FusedMatMul final : public OpKernel {
         act_(info),
         packed_b_(PackConstantB(info, 1, trans_b_)) {
     if (packed_b_) b_shape_ = info.constant_input(1)->shape();
+    // com.microsoft's form may also move A's or B's batch axes behind its
+    // rows (transBatchA / transBatchB); ONNX Runtime's exporters leave them 0.
+    for (const char* attr : {"transBatchA", "transBatchB"})
+      if (info.attr_int(attr, 0) != 0) info.Fail(attr, "=1 is not supported (only 0, the default)");
   }
   bool ReadsInput(size_t i) const override { return i != 1 || packed_b_ == nullptr; }
 
@@ -317,6 +321,8 @@ std::vector<KernelRow> FusedKernels() {
       {kTesseraDomain, "FusedConv", 1, 1, types::Floats(), Make<FusedConv>()},
       {kTesseraDomain, "FusedGemm", 1, 1, f2, Make<FusedGemm>()},
       {kTesseraDomain, "FusedMatMul", 1, 1, f2, Make<FusedMatMul>()},
+      // ONNX Runtime's: alpha * op(A) op(B), without bias or activation.
+      {kMicrosoftDomain, "FusedMatMul", 1, 1, f2, Make<FusedMatMul>()},
       {kTesseraDomain, "Gelu", 1, 1, types::Floats(), Make<Gelu>()},
       {kTesseraDomain, "LayerNormalization", 1, 1, types::Floats(), Make<Norm<false>>()},
       {kTesseraDomain, "RMSNormalization", 1, 1, types::Floats(), Make<Norm<true>>()},

@@ -267,6 +267,8 @@ class LayerNormalization final : public OpKernel {
     Tensor* inv_t = nullptr;
     if (!rms_ && ctx.num_outputs() > 1 && ctx.output_requested(1)) mean_t = &ctx.allocate_output(1, stash_, ss);
     if (!rms_ && ctx.num_outputs() > 2 && ctx.output_requested(2)) inv_t = &ctx.allocate_output(2, stash_, ss);
+    // ONNX Runtime's SimplifiedLayerNormalization has inv_std_var as output 1.
+    if (rms_ && ctx.num_outputs() > 1 && ctx.output_requested(1)) inv_t = &ctx.allocate_output(1, stash_, ss);
     std::vector<double> means(static_cast<size_t>(rows)), invs(static_cast<size_t>(rows));
     bool stash_double = stash_ == DataType::kDouble;
     // Scale/bias gathered into row order once when they do not vary across rows.
@@ -614,6 +616,11 @@ std::vector<KernelRow> NormalizationKernels() {
       {"ai.onnx", "BatchNormalization", 14, kMaxOnnxOpset, types::Floats(), Make<BatchNormalization>()},
       {"ai.onnx", "LayerNormalization", 17, kMaxOnnxOpset, types::Floats(), Make<LayerNormalization>()},
       {"ai.onnx", "RMSNormalization", 23, kMaxOnnxOpset, types::Floats(), Make<RMSNormalization>()},
+      // ONNX Runtime registers these two in the ONNX domain from opset 1, and
+      // its transformer optimizer and LLM builders write them there: Layer-
+      // Normalization before ONNX defined it (17), and the RMS form.
+      {"ai.onnx", "LayerNormalization", 1, 16, types::Floats(), Make<LayerNormalization>()},
+      {"ai.onnx", "SimplifiedLayerNormalization", 1, kMaxOnnxOpset, types::Floats(), Make<RMSNormalization>()},
       {"ai.onnx", "InstanceNormalization", 1, 21, NormFloats(), Make<InstanceNormalization>()},
       {"ai.onnx", "InstanceNormalization", 22, kMaxOnnxOpset, types::Floats(), Make<InstanceNormalization>()},
       {"ai.onnx", "GroupNormalization", 18, 20, types::Floats(), Make<GroupNormalization>()},

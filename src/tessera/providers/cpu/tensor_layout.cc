@@ -845,6 +845,7 @@ std::vector<KernelRow> LayoutKernels() {
       {"ai.onnx", "DepthToSpace", 11, kMaxOnnxOpset, all, Make<DepthToSpace>()},
       {"ai.onnx", "SpaceToDepth", 1, kMaxOnnxOpset, all, Make<SpaceToDepth>()},
       {"ai.onnx", "Trilu", 14, kMaxOnnxOpset, all, Make<Trilu>()},
+      {kMicrosoftDomain, "Trilu", 1, 1, all, Make<Trilu>()},  // ONNX Runtime's, before opset 14
       {"ai.onnx", "Compress", 9, 10, all, Make<Compress>()},
       {"ai.onnx", "Compress", 11, kMaxOnnxOpset, all, Make<Compress>()},
       {"ai.onnx", "ReverseSequence", 10, kMaxOnnxOpset, all, Make<ReverseSequence>()},

@@ -541,6 +541,8 @@ std::vector<KernelRow> ShapeKernels() {
       {"ai.onnx", "Range", 11, 26,
        {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32, DataType::kInt64},
        Make<Range>()},
+      {kMicrosoftDomain, "Range", 1, 1, {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
+                                          DataType::kInt64}, Make<Range>()},  // ONNX Runtime's, before opset 11
       {"ai.onnx", "Range", 27, kMaxOnnxOpset,
        {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32, DataType::kInt64,
         DataType::kFloat16, DataType::kBFloat16},

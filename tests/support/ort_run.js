@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// Runs a model on ONNX Runtime (onnxruntime-node, CPU EP) for the
-// quantization tests: node ort_run.js MODEL.onnx OUT_DIR NAME=IN.npy ...
+// Runs a model on ONNX Runtime (onnxruntime-node, CPU EP) as a test oracle
+// (quantization tests, tests/contrib's references):
+//   node ort_run.js MODEL.onnx OUT_DIR NAME=IN.npy ...
 // writes OUT_DIR/output_K.npy for each graph output, in graph order.
-// float32, int64, int8 and uint8 .npy files (C order, little-endian) only.
+// float32/64, float16, int64/32, int8, uint8 and bool .npy files (C order,
+// little-endian) only.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
 
 const NPY_TYPES = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array], '|i1': ['int8', Int8Array],
-  '|u1': ['uint8', Uint8Array], '<i4': ['int32', Int32Array] };
+  '|u1': ['uint8', Uint8Array], '<i4': ['int32', Int32Array], '<f8': ['float64', Float64Array],
+  '<f2': ['float16', Uint16Array], '|b1': ['bool', Uint8Array] };
 
 function readNpy(file) {
   const buf = fs.readFileSync(file);
@@ -52,7 +55,9 @@ async function main() {
   }
   const session = await ort.InferenceSession.create(model, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
   const results = await session.run(inputs);
-  session.outputNames.forEach((name, k) => writeNpy(path.join(outDir, `output_${k}.npy`), results[name]));
+  session.outputNames.forEach((name, k) => {
+    if (results[name]) writeNpy(path.join(outDir, `output_${k}.npy`), results[name]);
+  });
   process.stdout.write(`ort ${ort.env.versions ? JSON.stringify(ort.env.versions) : ''} ran ${model}\n`);
 }
 

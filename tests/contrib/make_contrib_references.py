@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Writes the com.microsoft operator tests in tests/data/contrib/: one small
+model per op and attribute variant, in the ONNX backend-test layout
+(model.onnx, test_data_set_0/input_K.pb, output_K.pb), so `tessera
+conformance tests/data/contrib` runs them like the ONNX node tests.
+
+The expected outputs come from an oracle Tessera did not write: ONNX Runtime
+1.30 (npm onnxruntime-node, through tests/support/ort_run.js), which runs
+these ops on its CPU EP. For the ops ORT 1.30 has no CPU kernel for
+(BiasAdd, BiasSplitGelu, BiasSoftmax) the reference is the documented
+formula in float64 numpy, rounded to the tensor's type.
+
+    /usr/bin/python3 tests/contrib/make_contrib_references.py [OUT_DIR]
+
+Needs Debian's python3-onnx and ORT from scripts/setup.sh (or ORT_NODE_PATH).
+The outputs are committed; rerun this after changing a case.
+"""
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+RUNNER = os.path.join(ROOT, "tests", "support", "ort_run.js")
+MS = "com.microsoft"
+NP_TO_ONNX = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE, np.float16: TensorProto.FLOAT16,
+              np.int64: TensorProto.INT64, np.int32: TensorProto.INT32}
+
+
+class Case:
+    """One test: a single node over graph inputs (name -> array), optional
+    outputs left out with "" in `outputs`. reference: None = ORT, else a
+    function of the input arrays returning the outputs."""
+
+    def __init__(self, name, op, inputs, outputs, attrs=None, domain=MS, opset=17, reference=None, out_types=None):
+        self.name, self.op, self.inputs, self.outputs = name, op, inputs, outputs
+        self.attrs, self.domain, self.opset, self.reference = attrs or {}, domain, opset, reference
+        self.out_types = out_types or {}
+
+    def model(self):
+        ins = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype.type], a.shape) for n, a in self.inputs.items()]
+        elem = NP_TO_ONNX[next(iter(self.inputs.values())).dtype.type]
+        outs = [helper.make_tensor_value_info(o, self.out_types.get(o, elem), None) for o in self.outputs if o]
+        node = helper.make_node(self.op, list(self.inputs), self.outputs, domain=self.domain, **self.attrs)
+        graph = helper.make_graph([node], self.name, ins, outs)
+        opsets = [helper.make_opsetid("", self.opset)]
+        if self.domain == MS:
+            opsets.append(helper.make_opsetid(MS, 1))
+        return helper.make_model(graph, opset_imports=opsets, ir_version=8, producer_name="tessera-contrib-tests")
+
+
+def rng_normal(rng, *shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def gelu64(x):
+    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def bias_softmax64(axis):
+    def ref(data, bias):
+        z = data.astype(np.float64) + bias.astype(np.float64)
+        shape = z.shape
+        flat = z.reshape(int(np.prod(shape[:axis], dtype=np.int64)), -1)
+        e = np.exp(flat - flat.max(axis=1, keepdims=True))
+        return [(e / e.sum(axis=1, keepdims=True)).reshape(shape).astype(data.dtype)]
+    return ref
+
+
+def cases():
+    rng = np.random.default_rng(2026)
+    r = lambda *s, dtype=np.float32: rng_normal(rng, *s, dtype=dtype)  # noqa: E731
+    out = []
+    # ---- the Gelu family ----
+    out.append(Case("gelu", "Gelu", {"x": r(2, 3, 8) * 3}, ["y"]))
+    out.append(Case("gelu_double", "Gelu", {"x": r(4, 5, dtype=np.float64) * 3}, ["y"],
+                    reference=lambda x: [gelu64(x)]))
+    out.append(Case("bias_gelu", "BiasGelu", {"a": r(2, 3, 8) * 2, "b": r(8)}, ["y"]))
+    out.append(Case("fast_gelu_bias", "FastGelu", {"x": r(2, 3, 16) * 2, "bias": r(16)}, ["y"]))
+    out.append(Case("fast_gelu", "FastGelu", {"x": r(3, 7) * 4}, ["y"]))
+    out.append(Case("quick_gelu", "QuickGelu", {"x": r(2, 9) * 4}, ["y"]))
+    out.append(Case("quick_gelu_alpha", "QuickGelu", {"x": r(2, 9) * 4}, ["y"], {"alpha": 1.25}))
+    # ---- bias fusions ORT 1.30 runs only on GPUs: the documented formulas ----
+    out.append(Case("bias_add", "BiasAdd", {"x": r(2, 4, 8), "bias": r(8), "skip": r(2, 4, 8)}, ["y"],
+                    reference=lambda x, b, s: [(x.astype(np.float64) + b + s).astype(np.float32)]))
+
+    def split_gelu(x, b):
+        z = x.astype(np.float64) + b
+        h = z.shape[-1] // 2
+        return [(z[..., :h] * gelu64(z[..., h:])).astype(np.float32)]
+    out.append(Case("bias_split_gelu", "BiasSplitGelu", {"x": r(2, 3, 16) * 2, "bias": r(16)}, ["y"],
+                    reference=split_gelu))
+    # scores (B, N, S, S) with a mask over keys: inner broadcast (1 on the head
+    # and query axes), and a bias repeated over the batch: outer broadcast.
+    out.append(Case("bias_softmax_inner", "BiasSoftmax", {"data": r(2, 3, 4, 5), "bias": r(2, 1, 1, 5) * 3}, ["y"],
+                    {"axis": 3, "is_inner_broadcast": 1}, reference=bias_softmax64(3)))
+    out.append(Case("bias_softmax_outer", "BiasSoftmax", {"data": r(2, 3, 4, 5), "bias": r(1, 3, 4, 5)}, ["y"],
+                    {"axis": 3, "is_inner_broadcast": 0}, reference=bias_softmax64(3)))
+    out.append(Case("bias_softmax_axis1", "BiasSoftmax", {"data": r(2, 3, 4), "bias": r(2, 3, 4)}, ["y"],
+                    {"axis": 1, "is_inner_broadcast": 0}, reference=bias_softmax64(1)))
+    # ---- normalizations ----
+    h = 16
+    ln_in = lambda: {"input": r(2, 3, h) * 2, "skip": r(2, 3, h)}  # noqa: E731
+    out.append(Case("skip_layer_norm", "SkipLayerNormalization",
+                    {**ln_in(), "gamma": r(h), "beta": r(h), "bias": r(h)}, ["y", "", "", "sum"],
+                    {"epsilon": 1e-5}))
+    out.append(Case("skip_layer_norm_gamma_only", "SkipLayerNormalization", {**ln_in(), "gamma": r(h)}, ["y"]))
+    out.append(Case("skip_layer_norm_skip_2d", "SkipLayerNormalization",
+                    {"input": r(2, 3, h), "skip": r(3, h), "gamma": r(h), "beta": r(h)}, ["y", "", "", "sum"]))
+    out.append(Case("skip_simplified_layer_norm", "SkipSimplifiedLayerNormalization",
+                    {**ln_in(), "gamma": r(h), "bias": r(h)}, ["y", "", "", "sum"], {"epsilon": 1e-6}))
+    out.append(Case("skip_simplified_layer_norm_no_bias", "SkipSimplifiedLayerNormalization",
+                    {**ln_in(), "gamma": r(h)}, ["y"]))
+    out.append(Case("simplified_layer_norm", "SimplifiedLayerNormalization", {"x": r(2, 3, h), "scale": r(h)}, ["y"],
+                    {"epsilon": 1e-6, "axis": -1}, domain=""))
+    out.append(Case("simplified_layer_norm_inv_std", "SimplifiedLayerNormalization",
+                    {"x": r(4, h), "scale": r(h)}, ["y", "inv_std_var"], {"epsilon": 1e-5}, domain="", opset=14))
+    out.append(Case("layer_norm_opset12", "LayerNormalization", {"x": r(2, 3, h), "scale": r(h), "bias": r(h)},
+                    ["y"], {"epsilon": 1e-5, "axis": -1}, domain="", opset=12))
+    # ---- the rest ----
+    out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
+    out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],
+                    {"alpha": 2.0, "transA": 1, "transB": 1}))
+    out.append(Case("trilu_lower", "Trilu", {"x": r(2, 4, 5), "k": np.array(1, dtype=np.int64)}, ["y"],
+                    {"upper": 0}, out_types={"y": TensorProto.FLOAT}))
+    out.append(Case("range_float", "Range", {"start": np.array(1.5, np.float32), "limit": np.array(7.0, np.float32),
+                                             "delta": np.array(0.75, np.float32)}, ["y"]))
+    out.append(Case("range_int64", "Range", {"start": np.array(10, np.int64), "limit": np.array(-3, np.int64),
+                                             "delta": np.array(-4, np.int64)}, ["y"]))
+    return out
+
+
+def find_ort():
+    for d in (os.environ.get("ORT_NODE_PATH"), os.path.expanduser("~/.cache/tessera/ort-1.30.0")):
+        if d and os.path.isdir(os.path.join(d, "node_modules", "onnxruntime-node")):
+            return os.path.join(d, "node_modules")
+    sys.exit("onnxruntime-node@1.30.0 not found: run scripts/setup.sh or set ORT_NODE_PATH")
+
+
+def ort_outputs(model_path, inputs, node_path, tmp):
+    feeds = []
+    for k, (name, a) in enumerate(inputs.items()):
+        f = os.path.join(tmp, f"in_{k}.npy")
+        np.save(f, a)
+        feeds.append(f"{name}={f}")
+    env = dict(os.environ, NODE_PATH=node_path)
+    r = subprocess.run(["node", RUNNER, model_path, tmp, *feeds], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+    outs, k = [], 0
+    while os.path.exists(os.path.join(tmp, f"output_{k}.npy")):
+        outs.append(np.load(os.path.join(tmp, f"output_{k}.npy")))
+        k += 1
+    return outs
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "data", "contrib")
+    node_path = find_ort()
+    shutil.rmtree(out_dir, ignore_errors=True)
+    for case in cases():
+        folder = os.path.join(out_dir, "test_" + case.name)
+        data = os.path.join(folder, "test_data_set_0")
+        os.makedirs(data)
+        model = case.model()
+        model_path = os.path.join(folder, "model.onnx")
+        with open(model_path, "wb") as f:
+            f.write(model.SerializeToString())
+        with tempfile.TemporaryDirectory() as tmp:
+            if case.reference is None:
+                outs = ort_outputs(model_path, case.inputs, node_path, tmp)
+                source = "onnxruntime 1.30"
+            else:
+                outs = case.reference(*case.inputs.values())
+                source = "numpy float64"
+        named = [o for o in case.outputs if o]
+        if len(outs) != len(named):
+            sys.exit(f"{case.name}: the reference gave {len(outs)} outputs for {len(named)}")
+        for k, (name, a) in enumerate(case.inputs.items()):
+            with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, name).SerializeToString())
+        for k, (name, a) in enumerate(zip(named, outs)):
+            with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(a), name).SerializeToString())
+        print(f"{case.name}: {case.domain or 'ai.onnx'}:{case.op}, reference {source}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+Binv_std_varJsi?1!u?ÝÝ?­DW?

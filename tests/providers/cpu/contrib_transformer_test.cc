@@ -1,0 +1,170 @@
+// Unit tests of ONNX Runtime's transformer contrib ops (com.microsoft) where
+// the ORT-referenced folders in tests/data/contrib are thin: empty tensors,
+// special values, float16, threads, broadcasting limits and bad inputs.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "support/op_test.h"
+#include "tessera/base/half.h"
+
+namespace tessera::test {
+namespace {
+
+constexpr const char* kMs = "com.microsoft";
+
+Tensor F16(const std::vector<float>& v, Shape s) {
+  std::vector<Float16> h;
+  for (float f : v) h.push_back(Float16{FloatToHalf(f)});
+  return Tensor::FromVector<Float16>(h, std::move(s));
+}
+
+TEST(ContribGelu, SpecialValuesAndEmpty) {
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTest("Gelu", 1, kMs)
+      .Input("x", T_<float>({-1000, 0, 1000, inf}, {4}))
+      .Output("y", T_<float>({0, 0, 1000, inf}, {4}))
+      .Run();
+  OpTest("FastGelu", 1, kMs)
+      .Input("x", T_<float>({-1000, 0, 1000, inf}, {4}))
+      .Output("y", T_<float>({0, 0, 1000, inf}, {4}))
+      .Run();
+  OpTest("BiasGelu", 1, kMs)
+      .Input("a", T_<float>({}, {0, 4}))
+      .Input("b", T_<float>({1, 2, 3, 4}, {4}))
+      .Output("y", T_<float>({}, {0, 4}))
+      .Run();
+  // QuickGelu's alpha: x * sigmoid(alpha x).
+  OpTest("QuickGelu", 1, kMs)
+      .Attr("alpha", 2.0f)
+      .Input("x", T_<float>({-1, 0, 1}, {3}))
+      .Output("y", T_<float>({-1.0f / (1.0f + std::exp(2.0f)), 0, 1.0f / (1.0f + std::exp(-2.0f))}, {3}))
+      .Run();
+}
+
+TEST(ContribGelu, Float16RoundsTheSumFirst) {
+  // FastGelu(x + bias) with the sum rounded to float16 before the tanh form.
+  std::vector<float> x = {0.1f, -2.5f, 3.0f, 0.7f}, b = {0.2f, 0.1f, -1.0f, 0.05f}, want;
+  for (size_t i = 0; i < x.size(); ++i) {
+    float s = HalfToFloat(FloatToHalf(x[i] + b[i]));
+    want.push_back(0.5f * s * (1.0f + std::tanh(0.7978845608f * (s + 0.044715f * s * s * s))));
+  }
+  OpTest("FastGelu", 1, kMs)
+      .Input("x", F16(x, {1, 4}))
+      .Input("bias", F16(b, {4}))
+      .Output("y", F16(want, {1, 4}))
+      .Tolerance(2e-3, 2e-3)
+      .Run();
+}
+
+TEST(ContribGelu, BiasMustMatchTheLastAxis) {
+  OpTest("BiasGelu", 1, kMs)
+      .Input("a", T_<float>({1, 2, 3, 4, 5, 6}, {2, 3}))
+      .Input("b", T_<float>({1, 2}, {2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("must be a vector of the input's last dimension 3");
+  OpTest("BiasSplitGelu", 1, kMs)
+      .Input("x", T_<float>({1, 2, 3}, {1, 3}))
+      .Input("bias", T_<float>({1, 2, 3}, {3}))
+      .UncheckedOutput("y")
+      .ExpectFailure("must be even to split in halves");
+  OpTest("BiasAdd", 1, kMs)
+      .Input("x", T_<float>({1, 2, 3, 4}, {2, 2}))
+      .Input("bias", T_<float>({1, 2}, {2}))
+      .Input("skip", T_<float>({1, 2}, {1, 2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("skip must have the input's type and shape");
+}
+
+TEST(ContribSkipLayerNorm, ManyRowsOverThreadsMatchOneThread) {
+  const int64_t rows = 300, h = 64;
+  std::vector<float> x(rows * h), skip(rows * h), gamma(h), beta(h);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = std::sin(0.37f * static_cast<float>(i));
+    skip[i] = std::cos(0.11f * static_cast<float>(i));
+  }
+  for (int64_t j = 0; j < h; ++j) {
+    gamma[static_cast<size_t>(j)] = 1.0f + 0.01f * static_cast<float>(j);
+    beta[static_cast<size_t>(j)] = -0.02f * static_cast<float>(j);
+  }
+  std::vector<float> want(x.size()), sum(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, sq = 0;
+    for (int64_t j = 0; j < h; ++j) {
+      size_t i = static_cast<size_t>(r * h + j);
+      sum[i] = x[i] + skip[i];
+      mean += sum[i];
+    }
+    mean /= h;
+    for (int64_t j = 0; j < h; ++j) sq += (sum[static_cast<size_t>(r * h + j)] - mean) * (sum[static_cast<size_t>(r * h + j)] - mean);
+    double inv = 1.0 / std::sqrt(sq / h + 1e-12);
+    for (int64_t j = 0; j < h; ++j) {
+      size_t i = static_cast<size_t>(r * h + j);
+      want[i] = static_cast<float>((sum[i] - mean) * inv * gamma[static_cast<size_t>(j)] + beta[static_cast<size_t>(j)]);
+    }
+  }
+  for (int threads : {1, 2}) {
+    OpTest("SkipLayerNormalization", 1, kMs)
+        .Input("input", T_<float>(x, {3, 100, h}))
+        .Input("skip", T_<float>(skip, {3, 100, h}))
+        .Input("gamma", T_<float>(gamma, {h}))
+        .Input("beta", T_<float>(beta, {h}))
+        .Output("y", T_<float>(want, {3, 100, h}))
+        .OmittedOutput()
+        .OmittedOutput()
+        .Output("sum", T_<float>(sum, {3, 100, h}))
+        .Threads(threads)
+        .Run();
+  }
+}
+
+TEST(ContribSkipLayerNorm, StatisticsOutputsAndBadSkip) {
+  // Rows (1, 3) and (2, 2): mean 2 / 2, variance 1 / 0 over two values.
+  OpTest("SkipSimplifiedLayerNormalization", 1, kMs)
+      .Attr("epsilon", 0.0f)
+      .Input("input", T_<float>({1, 1, 1, 1}, {2, 2}))
+      .Input("skip", T_<float>({0, 2, 1, 1}, {2, 2}))
+      .Input("gamma", T_<float>({1, 1}, {2}))
+      .Output("y", T_<float>({1 / std::sqrt(5.0f), 3 / std::sqrt(5.0f), 1, 1}, {2, 2}))
+      .OmittedOutput()
+      .Output("inv", T_<float>({1 / std::sqrt(5.0f), 0.5f}, {2, 1}))
+      .Run();
+  OpTest("SkipLayerNormalization", 1, kMs)
+      .Input("input", T_<float>({1, 2, 3, 4, 5, 6}, {1, 3, 2}))
+      .Input("skip", T_<float>({1, 2, 3, 4}, {2, 2}))
+      .Input("gamma", T_<float>({1, 1}, {2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("must have the input's shape [1,3,2] or its trailing dimensions");
+}
+
+TEST(ContribBiasSoftmax, BroadcastsAndRejectsWhatDoesNot) {
+  // One row of three: softmax(data + bias) with the bias repeated per row.
+  std::vector<float> e = {std::exp(0.0f), std::exp(1.0f), std::exp(2.0f)};
+  float s = e[0] + e[1] + e[2];
+  OpTest("BiasSoftmax", 1, kMs)
+      .Attr("axis", int64_t{1})
+      .Attr("is_inner_broadcast", int64_t{0})
+      .Input("data", T_<float>({0, 0, 0, 1, 1, 1}, {2, 3}))
+      .Input("bias", T_<float>({0, 1, 2}, {3}))
+      .Output("y", T_<float>({e[0] / s, e[1] / s, e[2] / s, e[0] / s, e[1] / s, e[2] / s}, {2, 3}))
+      .Run();
+  OpTest("BiasSoftmax", 1, kMs)
+      .Attr("axis", int64_t{1})
+      .Attr("is_inner_broadcast", int64_t{0})
+      .Input("data", T_<float>({0, 0, 0, 1, 1, 1}, {2, 3}))
+      .Input("bias", T_<float>({0, 1}, {2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("does not broadcast to data");
+}
+
+TEST(ContribFusedMatMul, TransBatchIsAClearError) {
+  OpTest("FusedMatMul", 1, kMs)
+      .Attr("transBatchA", int64_t{1})
+      .Input("a", T_<float>({1, 2, 3, 4}, {1, 2, 2}))
+      .Input("b", T_<float>({1, 2, 3, 4}, {1, 2, 2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("transBatchA=1 is not supported");
+}
+
+}  // namespace
+}  // namespace tessera::test
