@@ -123,6 +123,21 @@ def cases():
                     {"x": r(4, h), "scale": r(h)}, ["y", "inv_std_var"], {"epsilon": 1e-5}, domain="", opset=14))
     out.append(Case("layer_norm_opset12", "LayerNormalization", {"x": r(2, 3, h), "scale": r(h), "bias": r(h)},
                     ["y"], {"epsilon": 1e-5, "axis": -1}, domain="", opset=12))
+    # ---- rotary embeddings: caches (max_pos, rot / 2) ----
+    def caches(max_pos, half):
+        theta = np.outer(np.arange(max_pos), 1.0 / 10000 ** (np.arange(half) / half))
+        return np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+    c8, s8 = caches(32, 8)
+    out.append(Case("rotary_4d_position_ids", "RotaryEmbedding",
+                    {"x": r(2, 3, 5, 16), "pos": rng.integers(0, 32, (2, 5)).astype(np.int64), "cos": c8, "sin": s8},
+                    ["y"]))
+    out.append(Case("rotary_3d_offset_interleaved", "RotaryEmbedding",
+                    {"x": r(2, 4, 48), "pos": np.array([7], np.int64), "cos": c8, "sin": s8}, ["y"],
+                    {"interleaved": 1}))
+    c4, s4 = caches(32, 4)
+    out.append(Case("rotary_3d_partial_dim", "RotaryEmbedding",
+                    {"x": r(1, 3, 32), "pos": np.array([[0, 5, 9]], np.int64), "cos": c4, "sin": s4}, ["y"],
+                    {"num_heads": 2, "rotary_embedding_dim": 8}))
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

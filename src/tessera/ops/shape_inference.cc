@@ -582,14 +582,14 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
     return InferAsOnnxOp(in, onnx_op, std::move(inputs), {"channels_last"}, false);
   };
   if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu" || op == "Gelu" || op == "BiasGelu" || op == "FastGelu" ||
-      op == "QuickGelu" || op == "BiasAdd" || op == "BiasSoftmax") {
+      op == "QuickGelu" || op == "BiasAdd" || op == "BiasSoftmax" || op == "RotaryEmbedding") {
     result[0] = input(0);
   } else if (op == "SkipLayerNormalization" || op == "SkipSimplifiedLayerNormalization") {
-    // output, mean, inv_std_var (one per row, float unless double), sum.
+    // output, mean, inv_std_var (one per row, float whatever the input), sum.
     const TypeInfo x = input(0);
     result[0] = x;
     if (result.size() > 3) result[3] = x;
-    TypeInfo stat = TensorOf(x.elem_type == DataType::kDouble ? DataType::kDouble : DataType::kFloat);
+    TypeInfo stat = TensorOf(DataType::kFloat);
     if (HasShape(x) && RankOf(x) >= 1) {
       Dims d = *x.shape;
       d.back() = Dim::Known(1);

@@ -343,7 +343,13 @@ class Attention final : public OpKernel {
 };
 
 // ---- RotaryEmbedding ----------------------------------------------------------
+// ai.onnx (23+): X, cos_cache, sin_cache [, position_ids (B, S)]; without
+// position ids the caches are per token, (B, S, rot / 2).
+// com.microsoft (ONNX Runtime's): input, position_ids, cos_cache, sin_cache,
+// with position_ids (B, S) or one offset (1,) for positions offset + s, and
+// a 3-D input's head size read from the cache when num_heads is not given.
 
+template <bool kMicrosoft>
 class RotaryEmbedding final : public OpKernel {
  public:
   explicit RotaryEmbedding(const KernelInfo& info) {
@@ -352,6 +358,11 @@ class RotaryEmbedding final : public OpKernel {
     rot_dim_ = info.attr_int("rotary_embedding_dim", 0);
     if (num_heads_ < 0) info.Fail("num_heads must be positive, got ", num_heads_);
     if (rot_dim_ < 0) info.Fail("rotary_embedding_dim must be >= 0, got ", rot_dim_);
+    if constexpr (kMicrosoft) {
+      if (info.attr_int("is_packed_batching", 0) != 0)
+        info.Fail("is_packed_batching=1 (ragged batches) is not supported");
+      if (rot_dim_ > 0 && num_heads_ == 0) info.Fail("rotary_embedding_dim needs the num_heads attribute");
+    }
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -360,21 +371,28 @@ class RotaryEmbedding final : public OpKernel {
   }
 
  private:
+  static constexpr size_t kCos = kMicrosoft ? 2 : 1;
+  static constexpr size_t kSin = kMicrosoft ? 3 : 2;
+  static constexpr size_t kPos = kMicrosoft ? 1 : 3;
+
   template <typename T>
   void Run(KernelContext& ctx) const {
     using C = typename cpu::Compute<T>::type;
     const Tensor& x = ctx.input(0);
-    const Tensor& cosc = ctx.input(1);
-    const Tensor& sinc = ctx.input(2);
+    const Tensor& cosc = ctx.input(kCos);
+    const Tensor& sinc = ctx.input(kSin);
     if (cosc.dtype() != x.dtype() || sinc.dtype() != x.dtype())
       ctx.Fail("cos_cache and sin_cache must have X's element type");
     int64_t B, S, N, Hd;
     const bool is3d = x.rank() == 3;
     if (is3d) {
-      if (num_heads_ <= 0) ctx.Fail("3-D input needs the num_heads attribute");
+      int64_t heads = num_heads_;
+      if (heads <= 0 && kMicrosoft && cosc.rank() == 2 && cosc.dim(1) > 0 && x.dim(2) % (2 * cosc.dim(1)) == 0)
+        heads = x.dim(2) / (2 * cosc.dim(1));  // the cache spans the whole head
+      if (heads <= 0) ctx.Fail("3-D input needs the num_heads attribute");
       B = x.dim(0);
       S = x.dim(1);
-      N = num_heads_;
+      N = heads;
       if (x.dim(2) % N) ctx.Fail("hidden size ", x.dim(2), " is not a multiple of num_heads ", N);
       Hd = x.dim(2) / N;
     } else if (x.rank() == 4) {
@@ -389,18 +407,25 @@ class RotaryEmbedding final : public OpKernel {
     if (rot > Hd || rot % 2) ctx.Fail("rotary dimension ", rot, " must be even and <= head size ", Hd);
     const int64_t half = rot / 2;
 
-    const bool has_pos = ctx.has_input(3);
+    const bool has_pos = kMicrosoft || ctx.has_input(kPos);
     std::vector<int64_t> pos;
     if (has_pos) {
-      const Tensor& p = ctx.input(3);
-      if (!IsInteger(p.dtype()) || p.rank() != 2 || p.dim(0) != B || p.dim(1) != S)
-        ctx.Fail("position_ids must be an integer [", B, ",", S, "] tensor, got ", p.Describe());
+      const Tensor& p = ctx.input(kPos);
+      const bool offset_form = kMicrosoft && p.numel() == 1 && p.rank() <= 1;
+      if (!IsInteger(p.dtype()) || (!offset_form && (p.rank() != 2 || p.dim(0) != B || p.dim(1) != S)))
+        ctx.Fail("position_ids must be an integer [", B, ",", S, "] tensor", kMicrosoft ? " or one offset" : "",
+                 ", got ", p.Describe());
       if (cosc.rank() != 2 || sinc.shape() != cosc.shape() || cosc.dim(1) != half)
         ctx.Fail("with position_ids, cos_cache/sin_cache must be [max_position, ", half, "], got ", cosc.Describe(),
                  " and ", sinc.Describe());
       pos = p.ToInt64Vector();
+      if (offset_form) {
+        const int64_t start = pos[0];
+        pos.resize(static_cast<size_t>(B * S));
+        for (int64_t bs = 0; bs < B * S; ++bs) pos[static_cast<size_t>(bs)] = start + bs % S;
+      }
       for (int64_t v : pos)
-        if (v < 0 || v >= cosc.dim(0)) ctx.Fail("position id ", v, " is outside [0, ", cosc.dim(0), ")");
+        if (v < 0 || v >= cosc.dim(0)) ctx.Fail("position id ", v, " is outside the caches' [0, ", cosc.dim(0), ")");
     } else {
       if (cosc.rank() != 3 || sinc.shape() != cosc.shape() || cosc.dim(0) != B || cosc.dim(1) != S ||
           cosc.dim(2) != half)
@@ -452,7 +477,9 @@ std::vector<KernelRow> AttentionKernels() {
       // 24 adds nonpad_kv_seqlen; 25's window attributes are honoured when present.
       {"ai.onnx", "Attention", 24, kMaxOnnxOpset, types::Floats(), Make<Attention>()},
       {"ai.onnx", "RotaryEmbedding", 23, kMaxOnnxOpset,
-       {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}, Make<RotaryEmbedding>()},
+       {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}, Make<RotaryEmbedding<false>>()},
+      {kMicrosoftDomain, "RotaryEmbedding", 1, 1, {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
+       Make<RotaryEmbedding<true>>()},
   };
 }
 

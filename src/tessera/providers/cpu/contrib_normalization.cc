@@ -54,7 +54,7 @@ class SkipNormalization final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, x.dtype(), xs);
     Shape stat_shape = xs;
     stat_shape.back() = 1;
-    const DataType stat_type = x.dtype() == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
+    const DataType stat_type = DataType::kFloat;  // the schema's U: float whatever T is
     Tensor* mean_t = Optional(ctx, 1, stat_type, stat_shape);
     Tensor* inv_t = Optional(ctx, 2, stat_type, stat_shape);
     Tensor* sum_t = Optional(ctx, 3, x.dtype(), xs);
@@ -121,8 +121,7 @@ class SkipNormalization final : public OpKernel {
   }
   static void WriteStats(Tensor* t, const std::vector<double>& v) {
     if (!t) return;
-    if (t->dtype() == DataType::kDouble) std::copy(v.begin(), v.end(), t->data<double>());
-    else std::transform(v.begin(), v.end(), t->data<float>(), [](double a) { return static_cast<float>(a); });
+    std::transform(v.begin(), v.end(), t->data<float>(), [](double a) { return static_cast<float>(a); });
   }
 
   float epsilon_;
