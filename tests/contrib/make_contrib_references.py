@@ -38,17 +38,23 @@ class Case:
     outputs left out with "" in `outputs`. reference: None = ORT, else a
     function of the input arrays returning the outputs."""
 
-    def __init__(self, name, op, inputs, outputs, attrs=None, domain=MS, opset=17, reference=None, out_types=None):
+    def __init__(self, name, op, inputs, outputs, attrs=None, domain=MS, opset=17, reference=None, out_types=None,
+                 consts=None, node_inputs=None):
         self.name, self.op, self.inputs, self.outputs = name, op, inputs, outputs
         self.attrs, self.domain, self.opset, self.reference = attrs or {}, domain, opset, reference
         self.out_types = out_types or {}
+        self.consts = consts or {}  # initializers (weights), not fed
+        # The node's input list ("" for an omitted optional one); default:
+        # the fed inputs, then the constants.
+        self.node_inputs = node_inputs or list(self.inputs) + list(self.consts)
 
     def model(self):
         ins = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype.type], a.shape) for n, a in self.inputs.items()]
         elem = NP_TO_ONNX[next(iter(self.inputs.values())).dtype.type]
         outs = [helper.make_tensor_value_info(o, self.out_types.get(o, elem), None) for o in self.outputs if o]
-        node = helper.make_node(self.op, list(self.inputs), self.outputs, domain=self.domain, **self.attrs)
-        graph = helper.make_graph([node], self.name, ins, outs)
+        node = helper.make_node(self.op, self.node_inputs, self.outputs, domain=self.domain, **self.attrs)
+        inits = [numpy_helper.from_array(a, n) for n, a in self.consts.items()]
+        graph = helper.make_graph([node], self.name, ins, outs, initializer=inits)
         opsets = [helper.make_opsetid("", self.opset)]
         if self.domain == MS:
             opsets.append(helper.make_opsetid(MS, 1))
@@ -138,6 +144,93 @@ def cases():
     out.append(Case("rotary_3d_partial_dim", "RotaryEmbedding",
                     {"x": r(1, 3, 32), "pos": np.array([[0, 5, 9]], np.int64), "cos": c4, "sin": s4}, ["y"],
                     {"num_heads": 2, "rotary_embedding_dim": 8}))
+    # ---- MatMulNBits: weights quantized per block along K ----
+    def quantize(n, k, bits, block, with_zp=True, g_idx=None):
+        """(B packed, scales, zero points (unpacked ints), dequantized W (N, K) in float64)."""
+        w = rng.standard_normal((n, k))
+        blocks = (k + block - 1) // block
+        top = (1 << bits) - 1
+        q = np.zeros((n, blocks * block), np.int64)
+        scales = np.zeros((n, blocks), np.float32)
+        zps = np.full((n, blocks), 1 << (bits - 1), np.int64)
+        group = g_idx if g_idx is not None else np.arange(k) // block
+        for b in range(blocks):
+            cols = np.nonzero(group == b)[0]
+            lo, hi = w[:, cols].min(axis=1), w[:, cols].max(axis=1)
+            if with_zp:
+                sc = np.maximum(hi - lo, 1e-6) / top
+                zps[:, b] = np.clip(np.round(-lo / sc), 0, top)
+            else:
+                sc = np.maximum(np.abs(lo), np.abs(hi)) / (1 << (bits - 1))
+            scales[:, b] = sc
+        s32 = scales.astype(np.float64)
+        for kk in range(k):
+            b = group[kk]
+            q[:, kk] = np.clip(np.round(w[:, kk] / s32[:, b]) + zps[:, b], 0, top)
+        deq = np.zeros((n, k))
+        for kk in range(k):
+            b = group[kk]
+            deq[:, kk] = (q[:, kk] - zps[:, b]) * s32[:, b]
+        per_byte = 8 // bits
+        blob = block * bits // 8
+        packed = np.zeros((n, blocks, blob), np.uint8)
+        for b in range(blocks):
+            for i in range(block):
+                packed[:, b, i // per_byte] |= (q[:, b * block + i] << ((i % per_byte) * bits)).astype(np.uint8)
+        return packed, scales, zps, deq
+
+    def pack_zp(zps, bits):
+        n, blocks = zps.shape
+        per_byte = 8 // bits
+        out = np.zeros((n, (blocks * bits + 7) // 8), np.uint8)
+        for b in range(blocks):
+            out[:, b // per_byte] |= (zps[:, b] << ((b % per_byte) * bits)).astype(np.uint8)
+        return out
+
+    def nbits_case(name, m_shape, n, k, bits, block, zp="packed", bias=False, g_idx=None, level=None, ref="ort"):
+        packed, scales, zps, deq = quantize(n, k, bits, block, with_zp=zp is not None, g_idx=g_idx)
+        consts = {"B": packed, "scales": scales}
+        names = ["A", "B", "scales"]
+        if zp == "packed":
+            consts["zp"] = pack_zp(zps, bits)
+        elif zp == "float":
+            consts["zp"] = zps.astype(np.float32)
+        names.append("zp" if zp else "")
+        if g_idx is not None:
+            consts["g_idx"] = g_idx.astype(np.int32)
+        names.append("g_idx" if g_idx is not None else "")
+        if bias:
+            consts["bias"] = r(n)
+        names.append("bias" if bias else "")
+        while names[-1] == "":
+            names.pop()
+        attrs = {"K": k, "N": n, "bits": bits, "block_size": block}
+        if level is not None:
+            attrs["accuracy_level"] = level
+        a = r(*m_shape, k)
+        reference = None
+        if ref == "numpy":
+            def reference(a_, *cs, deq=deq, bias_v=consts.get("bias")):
+                y = a_.astype(np.float64) @ deq.T
+                if bias_v is not None:
+                    y = y + bias_v
+                return [y.astype(np.float32)]
+        out.append(Case(name, "MatMulNBits", {"A": a}, ["Y"], attrs, consts=consts, node_inputs=names,
+                        reference=reference))
+
+    nbits_case("matmul_nbits_4bit_decode", (1, 1), 24, 64, 4, 32)
+    nbits_case("matmul_nbits_4bit_prefill_bias", (1, 37), 40, 128, 4, 32, bias=True)
+    nbits_case("matmul_nbits_4bit_no_zero_point", (2, 3), 16, 64, 4, 16, zp=None)
+    nbits_case("matmul_nbits_4bit_float_zero_point", (3,), 16, 64, 4, 64, zp="float")
+    nbits_case("matmul_nbits_4bit_k_not_multiple", (2,), 8, 40, 4, 16)
+    nbits_case("matmul_nbits_4bit_block_256", (1, 2), 8, 512, 4, 256)
+    nbits_case("matmul_nbits_8bit", (2, 2), 12, 64, 8, 32)
+    nbits_case("matmul_nbits_2bit", (1, 3), 12, 64, 2, 32)
+    perm = rng.permutation(64)
+    nbits_case("matmul_nbits_4bit_g_idx", (1, 5), 8, 64, 4, 16, g_idx=(perm // 16), ref="numpy")
+    # accuracy_level 4 lets ORT quantize A to int8: it is a floor, and
+    # Tessera keeps A float, so the reference is the exact product.
+    nbits_case("matmul_nbits_4bit_accuracy_level4", (4,), 16, 64, 4, 32, level=4, ref="numpy")
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],
@@ -192,7 +285,7 @@ def main():
                 outs = ort_outputs(model_path, case.inputs, node_path, tmp)
                 source = "onnxruntime 1.30"
             else:
-                outs = case.reference(*case.inputs.values())
+                outs = case.reference(*case.inputs.values(), *case.consts.values())
                 source = "numpy float64"
         named = [o for o in case.outputs if o]
         if len(outs) != len(named):

@@ -596,6 +596,15 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       stat = TensorOf(stat.elem_type, d);
     }
     for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = stat;
+  } else if (op == "MatMulNBits") {
+    // A's shape with N for K.
+    const TypeInfo a = input(0);
+    result[0] = TensorOf(a.elem_type);
+    if (HasShape(a) && RankOf(a) >= 1) {
+      Dims d = *a.shape;
+      d.back() = Dim::Known(AttrInt(n, "N", -1));
+      if (d.back().value >= 0) result[0] = TensorOf(a.elem_type, d);
+    }
   } else if (op == "BiasSplitGelu") {
     const TypeInfo x = input(0);
     result[0] = TensorOf(x.elem_type);

@@ -14,7 +14,8 @@ const KernelTable& CpuKernelTable() {
                         MatMulKernels, ConvKernels, PoolKernels, NormalizationKernels, RecurrentKernels,
                         ControlFlowKernels, ResizeKernels, AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
                         QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
-                        DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels}) {
+                        DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels,
+                        MatMulNBitsKernels}) {
       auto part = family();
       rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }

@@ -48,5 +48,6 @@ std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matm
 // com.microsoft, opset 1 (ONNX Runtime's transformer contrib ops)
 std::vector<KernelRow> MicrosoftActivationKernels();     // contrib_activations.cc: Gelu, BiasGelu, FastGelu...
 std::vector<KernelRow> MicrosoftNormalizationKernels();  // contrib_normalization.cc: SkipLayerNormalization...
+std::vector<KernelRow> MatMulNBitsKernels();             // matmul_nbits.cc
 
 }  // namespace tessera::cpu

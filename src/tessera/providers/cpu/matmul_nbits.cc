@@ -1,0 +1,232 @@
+// com.microsoft MatMulNBits: Y = A x dequant(B)^T (+ bias), B a constant N x K
+// weight quantized block-wise along K to 2, 4 or 8 bits (ORT's LLM builders
+// and its weight-only quantizer write it):
+//   B            uint8 (N, k_blocks, blob), each block's values bit-packed
+//                least significant bits first, blob = block_size * bits / 8
+//   scales       (N, k_blocks), A's type
+//   zero_points  optional: uint8 packed the same way along the blocks
+//                (N, ceil(k_blocks * bits / 8)), or unpacked in A's type
+//                (N, k_blocks); absent = 2^(bits - 1)
+//   g_idx        optional int32 (K): the block of each k (GPTQ's act order)
+//   bias         optional (N)
+// The float weights are never materialized. A decode step (M small) is one
+// pass over the packed bytes: per block, s * sum (q - zp) a, in SIMD lanes
+// (simd_nbits.h). (Folding the zero point into s * (sum q a - zp * sum a)
+// saves one subtraction a value but cancels: 2-bit results lost three
+// digits.) Larger M dequantizes a panel of columns at a time into a
+// per-thread buffer and multiplies it with the GEMM.
+// accuracy_level only sets a floor; A stays float here, which meets all.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "tessera/providers/cpu/families.h"
+#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/cpu/matmul_gemm.h"
+#include "tessera/providers/cpu/simd_nbits.h"
+
+namespace tessera::cpu {
+namespace {
+
+constexpr int64_t kPanel = 16;       // columns dequantized together for the GEMM path
+constexpr int64_t kGemvMaxRows = 4;  // up to this many rows of A take the packed pass
+
+class MatMulNBits final : public OpKernel {
+ public:
+  explicit MatMulNBits(const KernelInfo& info)
+      : k_(info.attr_int("K")),
+        n_(info.attr_int("N")),
+        bits_(info.attr_int("bits", 4)),
+        block_(info.attr_int("block_size")) {
+    if (k_ <= 0 || n_ <= 0) info.Fail("K and N must be positive, got K=", k_, " N=", n_);
+    if (bits_ != 2 && bits_ != 4 && bits_ != 8) info.Fail("bits must be 2, 4 or 8, got ", bits_);
+    if (block_ < 16 || (block_ & (block_ - 1)) != 0)
+      info.Fail("block_size must be a power of two and at least 16, got ", block_);
+    const int64_t level = info.attr_int("accuracy_level", 0);
+    if (level < 0 || level > 4) info.Fail("accuracy_level must be 0..4, got ", level);
+    if (info.attr_int("weight_prepacked", 0) != 0)
+      info.Fail("weight_prepacked=", info.attr_int("weight_prepacked", 0),
+                " (a CUDA layout) is not supported; export the plain packed weight");
+    blocks_ = (k_ + block_ - 1) / block_;
+    blob_ = block_ * bits_ / 8;
+    // Constant scales and zero points (as exporters write them) are read
+    // into floats once: per run, unpacking them took a third of a decode step.
+    const Tensor* scales = info.constant_input(2);
+    const bool zero_known = !info.has_input(3) || info.constant_input(3) != nullptr;
+    if (scales && zero_known && IsFloatingPoint(scales->dtype()) && scales->numel() == n_ * blocks_) {
+      scale_ = ToFloats(*scales);
+      zero_ = info.has_input(3) ? ZeroPoints(info.constant_input(3), scales->dtype(), [&](auto&&... m) {
+        info.Fail(m...);
+      })
+                                : ZeroPoints(nullptr, scales->dtype(), [&](auto&&... m) { info.Fail(m...); });
+    }
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    const Tensor& scales = ctx.input(2);
+    if (a.rank() < 1 || a.shape().back() != k_)
+      ctx.Fail("A ", a.Describe(), " must have K=", k_, " as its last dimension");
+    if (b.dtype() != DataType::kUInt8 || b.numel() != n_ * blocks_ * blob_ || (b.rank() != 2 && b.rank() != 3))
+      ctx.Fail("B must be uint8 (N, k_blocks, blob) = (", n_, ", ", blocks_, ", ", blob_, ") for K=", k_,
+               ", bits=", bits_, ", block_size=", block_, "; got ", b.Describe());
+    if (scales.dtype() != a.dtype() || scales.numel() != n_ * blocks_)
+      ctx.Fail("scales must hold (N, k_blocks) = (", n_, ", ", blocks_, ") values of A's type, got ",
+               scales.Describe());
+    std::vector<float> scale_run, zero_run;
+    if (scale_.empty()) {
+      scale_run = ToFloats(scales);
+      zero_run = ZeroPoints(ctx.has_input(3) ? &ctx.input(3) : nullptr, a.dtype(),
+                            [&](auto&&... m) { ctx.Fail(m...); });
+    }
+    const std::vector<float>& scale = scale_.empty() ? scale_run : scale_;
+    const std::vector<float>& zero = scale_.empty() ? zero_run : zero_;
+    std::vector<int32_t> group;
+    if (ctx.has_input(4)) group = Groups(ctx.input(4), ctx);
+    std::vector<float> bias;
+    if (ctx.has_input(5)) {
+      const Tensor& bt = ctx.input(5);
+      if (bt.dtype() != a.dtype() || bt.numel() != n_) ctx.Fail("bias must hold N=", n_, " values, got ", bt.Describe());
+      bias = ToFloats(bt);
+    }
+    Shape ys = a.shape();
+    ys.back() = n_;
+    Tensor& y = ctx.allocate_output(0, a.dtype(), ys);
+    const int64_t m = k_ > 0 ? a.numel() / k_ : 0;
+    if (m == 0) return;
+    std::vector<float> af = ToFloats(a);
+    std::vector<float> yf(a.dtype() == DataType::kFloat ? 0 : static_cast<size_t>(m * n_));
+    float* out = a.dtype() == DataType::kFloat ? y.data<float>() : yf.data();
+    const Weights w{b.data<uint8_t>(), scale.data(), zero.data(), group.empty() ? nullptr : group.data()};
+    if (m <= kGemvMaxRows && group.empty()) PackedPass(af.data(), m, w, out, ctx);
+    else PanelGemm(af.data(), m, w, out, ctx);
+    if (!bias.empty())
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n_; ++j) out[r * n_ + j] += bias[static_cast<size_t>(j)];
+    if (a.dtype() != DataType::kFloat)
+      DispatchFloat(a.dtype(), ctx, [&]<typename T>() {
+        T* yp = y.data<T>();
+        for (size_t i = 0; i < yf.size(); ++i) yp[i] = StoreAs<T>(yf[i]);
+      });
+  }
+
+ private:
+  struct Weights {
+    const uint8_t* q;     // N x blocks x blob
+    const float* scale;   // N x blocks
+    const float* zero;    // N x blocks
+    const int32_t* group;  // K, or null: k / block
+  };
+
+  // The caller has checked that t holds a float type.
+  static std::vector<float> ToFloats(const Tensor& t) {
+    std::vector<float> v(static_cast<size_t>(t.numel()));
+    auto read = [&]<typename T>() {
+      const T* p = t.data<T>();
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(Load(p[i]));
+    };
+    switch (t.dtype()) {
+      case DataType::kFloat16: read.template operator()<Float16>(); break;
+      case DataType::kBFloat16: read.template operator()<BFloat16>(); break;
+      case DataType::kDouble: read.template operator()<double>(); break;
+      default: read.template operator()<float>(); break;
+    }
+    return v;
+  }
+
+  // Value i of a row packed `bits_` bits a value, least significant first.
+  int Unpacked(const uint8_t* row, int64_t i) const {
+    const int64_t bit = i * bits_;
+    return (row[bit >> 3] >> (bit & 7)) & ((1 << bits_) - 1);
+  }
+
+  // fail: the kernel's or the run's error reporter (creation or run time).
+  template <typename Fail>
+  std::vector<float> ZeroPoints(const Tensor* zp, DataType a_type, Fail&& fail) const {
+    std::vector<float> z(static_cast<size_t>(n_ * blocks_), static_cast<float>(1 << (bits_ - 1)));
+    if (!zp) return z;
+    const Tensor& zt = *zp;
+    if (zt.dtype() == DataType::kUInt8) {
+      const int64_t row = (blocks_ * bits_ + 7) / 8;
+      if (zt.numel() != n_ * row)
+        fail("packed uint8 zero_points must be (N, ceil(k_blocks * bits / 8)) = (", n_, ", ", row, "), got ",
+                 zt.Describe());
+      const uint8_t* p = zt.data<uint8_t>();
+      for (int64_t n = 0; n < n_; ++n)
+        for (int64_t blk = 0; blk < blocks_; ++blk)
+          z[static_cast<size_t>(n * blocks_ + blk)] = static_cast<float>(Unpacked(p + n * row, blk));
+      return z;
+    }
+    if (zt.dtype() != a_type || zt.numel() != n_ * blocks_)
+      fail("zero_points must be packed uint8 or (N, k_blocks) = (", n_, ", ", blocks_, ") values of A's type, got ",
+           zt.Describe());
+    return ToFloats(zt);
+  }
+
+  std::vector<int32_t> Groups(const Tensor& g, const KernelContext& ctx) const {
+    if (g.dtype() != DataType::kInt32 || g.numel() != k_)
+      ctx.Fail("g_idx must be int32 with K=", k_, " values, got ", g.Describe());
+    std::vector<int32_t> v(g.data<int32_t>(), g.data<int32_t>() + k_);
+    for (int32_t x : v)
+      if (x < 0 || x >= blocks_) ctx.Fail("g_idx value ", x, " is outside the ", blocks_, " blocks");
+    return v;
+  }
+
+  // Column n's dequantized weights, k = 0..K-1.
+  void Dequantize(const Weights& w, int64_t n, float* out) const {
+    const uint8_t* row = w.q + n * blocks_ * blob_;
+    for (int64_t k = 0; k < k_; ++k) {
+      const int64_t blk = w.group ? w.group[k] : k / block_;
+      const int64_t in_block = k % block_;
+      const float q = static_cast<float>(Unpacked(row + (k / block_) * blob_, in_block));
+      const size_t sb = static_cast<size_t>(n * blocks_ + blk);
+      out[k] = (q - w.zero[sb]) * w.scale[sb];
+    }
+  }
+
+  // Few rows: y[r, n] = sum over blocks of s * sum (q - zp) a, A's blocks
+  // laid out by slot once (simd_nbits.h) so each packed byte is read once.
+  void PackedPass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+    const int bits = static_cast<int>(bits_);
+    std::vector<float> slots(static_cast<size_t>(m * blocks_ * block_));
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t blk = 0; blk < blocks_; ++blk)
+        SlotBlockNBits(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_, bits,
+                       slots.data() + (r * blocks_ + blk) * block_);
+    ParallelFor(ctx.thread_pool(), n_, 8, [&](int64_t n0, int64_t n1) {
+      for (int64_t n = n0; n < n1; ++n) {
+        const uint8_t* row = w.q + n * blocks_ * blob_;
+        for (int64_t r = 0; r < m; ++r)
+          y[r * n_ + n] = RowDotNBits(row, slots.data() + r * blocks_ * block_, blocks_, block_, bits,
+                                      w.scale + n * blocks_, w.zero + n * blocks_);
+      }
+    });
+  }
+
+  // Many rows: panels of kPanel columns, dequantized per thread, then A x panel^T.
+  void PanelGemm(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+    const int64_t panels = (n_ + kPanel - 1) / kPanel;
+    ParallelFor(ctx.thread_pool(), panels, 1, [&](int64_t p0, int64_t p1) {
+      std::vector<float> panel(static_cast<size_t>(kPanel * k_));
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t n0 = p * kPanel, cols = std::min(kPanel, n_ - n0);
+        for (int64_t c = 0; c < cols; ++c) Dequantize(w, n0 + c, panel.data() + c * k_);
+        GemmF32(false, true, m, cols, k_, 1.0f, a, k_, panel.data(), k_, 0.0f, y + n0, n_);
+      }
+    });
+  }
+
+  int64_t k_, n_, bits_, block_;
+  int64_t blocks_ = 0, blob_ = 0;
+  std::vector<float> scale_, zero_;  // from constant inputs; empty: read each run
+};
+
+}  // namespace
+
+std::vector<KernelRow> MatMulNBitsKernels() {
+  return {{kMicrosoftDomain, "MatMulNBits", 1, 1, {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
+           Make<MatMulNBits>()}};
+}
+
+}  // namespace tessera::cpu
