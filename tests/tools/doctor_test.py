@@ -125,6 +125,8 @@ def problem_models():
         d = find(f, "dynamic-dims")
         check(d and d[0]["severity"] == "warning" and "dnnl takes" in d[0]["what"],
               "dynamic batch, dnnl: says dnnl takes more nodes with the dims fixed")
+        check(find(f, "unsupported-op") == [], "dynamic batch, dnnl: the nodes it declines for shape are not "
+                                               "reported again as unsupported ops")
 
     mixed = tool_models.mixed_opencl_cpu(m("mixed"))
     rc, f = doctor(mixed, "cpu")

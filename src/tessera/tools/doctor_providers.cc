@@ -88,8 +88,19 @@ void CheckUnsupportedOps(const DoctorInput& in, std::vector<Finding>* out) {
       if (r.find("claimed, but") == std::string::npos) return false;
     return true;
   };
+  // Nodes a provider takes once the dims are fixed belong to the
+  // dynamic-dims finding, which names the fix.
+  std::unordered_set<std::string> static_fixes;
+  if (in.static_plan != nullptr) {
+    std::unordered_map<std::string, std::string> fixed;
+    for (const auto& p : in.static_plan->nodes) fixed[p.node] = p.provider;
+    for (const auto& p : plan.nodes) {
+      auto it = fixed.find(p.node);
+      if (it != fixed.end() && it->second != p.provider) static_fixes.insert(p.node);
+    }
+  }
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    if (!plan.nodes[i].declined.empty() && !chosen(plan.nodes[i].declined))
+    if (!plan.nodes[i].declined.empty() && !chosen(plan.nodes[i].declined) && !static_fixes.count(plan.nodes[i].node))
       fallen[plan.nodes[i].op_type].push_back(i);
     if (plan.graph_nodes[i] == nullptr) continue;
     for (const auto& o : plan.graph_nodes[i]->outputs) producer[o] = i;
