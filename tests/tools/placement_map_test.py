@@ -38,10 +38,10 @@ def chromium():
     return None
 
 
-def dump_dom(browser, page):
+def dump_dom(browser, page, fragment=""):
     # --no-sandbox: CI containers run as root, where the sandbox cannot start.
     out = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                          "--dump-dom", "file://" + os.path.abspath(page)],
+                          "--dump-dom", "file://" + os.path.abspath(page) + fragment],
                          capture_output=True, text=True, timeout=120)
     return out.stdout
 
@@ -124,7 +124,20 @@ def main():
         eps = {n["provider"] for n in plan["nodes"]}
         check(eps == {"opencl", "cpu"} and len(plan["copies"]) >= 4 and len(plan["partitions"]) == 5,
               "mixed: opencl and cpu partitions alternate with copies between them")
-        check("declined" in dom or "opencl has no kernel" in dom, "mixed: the fallback reasons are in the page")
+        check("<title>round1 (Round, cpu)\nopencl: opencl has no kernel for ai.onnx:Round</title>" in dom,
+              "mixed: a fallback node's tooltip gives the declining provider's reason")
+        page = os.path.join(WORK, "mixed.html")
+        # Search (by op, node or value name) and the hover panel, driven
+        # through the page's #q= and #node= links.
+        for query, want in (("Conv", 2), ("round1", 1), ("q1", 2), ("nothing-like-this", 0)):
+            found = dump_dom(browser, page, "#q=" + query)
+            hits = len(re.findall(r'<g [^>]*class="node tnode[^"]* hit"', found))
+            check(hits == want, f"mixed: searching '{query}' marks {want} node(s) ({hits})")
+        found = dump_dom(browser, page, "#node=conv2")
+        panel = re.search(r'<div id="panel"[^>]*>(.*?)</div>', found, re.S)
+        text = panel.group(1) if panel else ""
+        check("ai.onnx:Conv (opset 17)" in text and "q1: tensor(float)[1,8,16,16]" in text and
+              "opencl, partition #2" in text, "mixed: the hover panel gives op, opset, provider, shapes and types")
     # The default model with dnnl first: dnnl declines the dynamic batch, so
     # every node is flagged with its reason.
     dnnl = subprocess.run([TESSERA, "partition", DEFAULT_MODEL, "--providers", "dnnl,cpu", "--json"],
@@ -136,11 +149,18 @@ def main():
     # Past 1,500 nodes the page opens with every partition collapsed; a click
     # on a box expands it.
     big = tool_models.long_ladder(os.path.join(WORK, "ladder.onnx"), 1800)
-    dom, plan = check_page("ladder", big, "cpu", browser)
+    dom, plan = check_page("ladder", big, "opencl,cpu" if probe.returncode == 0 else "cpu", browser)
     hidden = len(re.findall(r'<g [^>]*class="node tnode[^"]*hidden', dom))
     collapsed = len(re.findall(r'<g [^>]*class="cluster part[^"]*collapsed', dom))
     check(hidden == len(plan["nodes"]) and collapsed == len(plan["partitions"]),
           f"ladder: {len(plan['nodes'])} nodes start collapsed ({hidden} hidden, {collapsed} box(es) collapsed)")
+    # A search hit inside a collapsed partition expands that partition only.
+    found = dump_dom(browser, os.path.join(WORK, "ladder.html"), "#q=sigmoid901")
+    part = next(n["partition"] for n in plan["nodes"] if n["name"] == "sigmoid901")
+    size = sum(1 for n in plan["nodes"] if n["partition"] == part)
+    shown = len(re.findall(r'<g [^>]*class="node tnode(?![^"]*hidden)[^"]*"', found))
+    check(shown == size and len(re.findall(r'class="cluster part[^"]*collapsed', found)) == len(plan["partitions"]) - 1,
+          f"ladder: a search hit expands its partition ({shown} of {size} node(s) shown)")
     # --profile: node time shades the boxes and partitions show their share.
     prefix = os.path.join(WORK, "profile")
     for f in os.listdir(WORK):

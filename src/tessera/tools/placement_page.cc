@@ -147,6 +147,13 @@ const char* kScript = R"JS(
   function setZoom(z) { zoom = z; svg.setAttribute('width', (w0 * z) + 'pt'); svg.setAttribute('height', (h0 * z) + 'pt'); }
   document.getElementById('zoom-in').onclick = () => setZoom(zoom * 1.25);
   document.getElementById('zoom-out').onclick = () => setZoom(zoom / 1.25);
+  // Links into the map: #q=TEXT searches, #node=NAME opens a node's panel.
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (params.has('q')) { search.value = params.get('q'); search.dispatchEvent(new Event('input')); }
+  if (params.has('node')) {
+    const i = D.nodes.findIndex(d => d.name === params.get('node'));
+    if (i >= 0) { panel.innerHTML = describe(i); panel.style.display = 'block'; }
+  }
   document.body.dataset.ready = 'true';
 })();
 )JS";
