@@ -159,6 +159,12 @@ def problem_models():
           f"opset 40: the model cannot load, re-export with opset_version={last}, exit 1")
     check(find(f, "does-not-load") != [], "opset 40: the load failure is a finding, not a crash")
 
+    rc, f = doctor(tool_models.custom_op(m("custom")), "cpu")
+    k = find(f, "no-kernel")
+    check(rc == 1 and len(k) == 1 and k[0]["nodes"] == ["frob"] and "com.example:Frobnicate" in k[0]["what"] and
+          k[0]["severity"] == "error", "custom op: no provider has a kernel, an error naming the node, exit 1")
+    check(find(f, "does-not-load") != [] and find(f, "opset-gap") == [], "custom op: the load failure, no opset noise")
+
     res = subprocess.run([TESSERA, "doctor", clean, "--fail-on", "sometimes"], capture_output=True, text=True)
     check(res.returncode != 0 and "--fail-on expects info, warning or error" in res.stderr, "a bad --fail-on is an error")
     res = subprocess.run([TESSERA, "doctor", m("constant")], capture_output=True, text=True)

@@ -204,3 +204,16 @@ def long_ladder(path, count, round_every=300):
     m = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
                [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 16])])
     return _save(m, path)
+
+
+def custom_op(path):
+    """A node of a custom domain (com.example:Frobnicate) no runtime here
+    implements: the model cannot load. Not checked by onnx.checker, which
+    has no schema for it."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu1"),
+             helper.make_node("Frobnicate", ["r"], ["y"], name="frob", domain="com.example")]
+    graph = helper.make_graph(nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
+    onnx.save(m, path)
+    return path

@@ -66,7 +66,9 @@ int DoctorCommand(int argc, char** argv) {
     in.plan = &plan;
   } catch (const Error& e) {
     findings.push_back({FindingSeverity::kError, "does-not-load", {}, std::string("a session cannot be made: ") + e.what(),
-                        "the model does not run with these providers at all", "see the findings below for the cause"});
+                        "the model does not run with these providers at all",
+                        "the error names the node and the reason; the findings below give the export fix where one "
+                        "is known"});
   }
   // The same placement with every named input dimension fixed (at 1, or
   // what --free-dim says), to see which providers need static shapes.
@@ -98,6 +100,7 @@ int DoctorCommand(int argc, char** argv) {
   CheckControlFlow(in, &findings);
   CheckDynamicDims(in, &findings);
   CheckUnsupportedOps(in, &findings);
+  CheckMissingKernels(in, &findings);
   CheckOpsets(in, &findings);
   AddReexportAdvice(in, &findings);
   if (args.has("json")) PrintFindingsJson(path, names, findings);

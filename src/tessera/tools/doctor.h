@@ -46,6 +46,8 @@ void CheckDynamicDims(const DoctorInput& in, std::vector<Finding>* out);
 // opsets their kernels do not cover, and the re-export summary.
 void CheckUnsupportedOps(const DoctorInput& in, std::vector<Finding>* out);
 void CheckOpsets(const DoctorInput& in, std::vector<Finding>* out);
+// Ops no requested provider has a kernel for, at any opset.
+void CheckMissingKernels(const DoctorInput& in, std::vector<Finding>* out);
 void AddReexportAdvice(const DoctorInput& in, std::vector<Finding>* out);
 
 // "a, b, c and 4 more".

@@ -1,6 +1,7 @@
 // doctor's provider checks: ops the requested providers will not take and
 // what that costs, opsets their kernels do not cover, and the re-export line.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -160,6 +161,44 @@ void CheckUnsupportedOps(const DoctorInput& in, std::vector<Finding>* out) {
   }
 }
 
+namespace {
+
+// Every node of the graph and of the graphs nested in its attributes
+// (Loop/If/Scan bodies), which the session compiles too.
+void ForEachNode(const Graph& g, const std::function<void(const Node&)>& fn) {
+  for (const Node& n : g.nodes) {
+    fn(n);
+    for (const auto& a : n.attributes) {
+      if (a.g) ForEachNode(*a.g, fn);
+      for (const auto& sub : a.graphs)
+        if (sub) ForEachNode(*sub, fn);
+    }
+  }
+}
+
+}  // namespace
+
+void CheckMissingKernels(const DoctorInput& in, std::vector<Finding>* out) {
+  std::map<std::string, std::vector<std::string>> missing;  // domain:op -> nodes
+  ForEachNode(*in.model->graph, [&](const Node& n) {
+    for (const auto& p : in.providers)
+      if (p->kernels().HasOp(n.domain, n.op_type)) return;
+    missing[n.domain + ":" + n.op_type].push_back(n.name);
+  });
+  for (const auto& [op, nodes] : missing) {
+    Finding f;
+    f.severity = FindingSeverity::kError;
+    f.code = "no-kernel";
+    f.nodes = nodes;
+    f.what = std::to_string(nodes.size()) + " " + op + " node(s): no requested provider has a kernel for " + op +
+             " at any opset";
+    f.why = "the model does not load with these providers";
+    f.fix = "export the operation as standard ONNX ops (a custom or contrib op needs a runtime that implements it; "
+            "tessera ops lists what Tessera has)";
+    out->push_back(f);
+  }
+}
+
 void CheckOpsets(const DoctorInput& in, std::vector<Finding>* out) {
   const Model& m = *in.model;
   // (provider, domain:op) -> the nodes outside that provider's range.
@@ -171,7 +210,7 @@ void CheckOpsets(const DoctorInput& in, std::vector<Finding>* out) {
     std::vector<std::string> nodes;
   };
   std::map<std::string, Gap> gaps;
-  for (const Node& n : m.graph->nodes) {
+  ForEachNode(*m.graph, [&](const Node& n) {
     int64_t opset = m.OpsetFor(n.domain);
     for (size_t p = 0; p < in.providers.size(); ++p) {
       Coverage c = CoverageOf(*in.providers[p], n.domain, n.op_type, opset);
@@ -183,7 +222,7 @@ void CheckOpsets(const DoctorInput& in, std::vector<Finding>* out) {
                  .first;
       it->second.nodes.push_back(n.name);
     }
-  }
+  });
   for (const auto& [key, gap] : gaps) {
     Finding f;
     f.code = "opset-gap";
