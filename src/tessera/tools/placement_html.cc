@@ -51,8 +51,15 @@ std::string Shade(const Palette& p, double t) {
   return Hex(rgb);
 }
 
-std::string Shorten(const std::string& s, size_t n = 32) {
-  return s.size() <= n ? s : s.substr(0, n / 2 - 1) + "…" + s.substr(s.size() - (n / 2 - 1));
+// Long names keep a third of their head (the layer) and the rest from the
+// tail (the op's own name); cuts never split a UTF-8 sequence.
+std::string Shorten(const std::string& s, size_t n = 40) {
+  if (s.size() <= n) return s;
+  auto continuation = [&](size_t i) { return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
+  size_t head = n / 3, tail = s.size() - (n - head - 1);
+  while (head > 0 && continuation(head)) --head;
+  while (tail < s.size() && continuation(tail)) ++tail;
+  return s.substr(0, head) + "…" + s.substr(tail);
 }
 
 std::string CssName(const std::string& s) {
