@@ -21,9 +21,11 @@ void PrintFindingsText(const std::string& model, const std::vector<std::string>&
   for (const auto& p : providers) list += (list.empty() ? "" : ",") + p;
   std::printf("doctor %s (providers %s): %zu finding(s): %d error, %d warning, %d info\n", model.c_str(), list.c_str(),
               findings.size(), count[2], count[1], count[0]);
-  for (const auto& f : findings)
-    std::printf("%s %s [%s]: %s. why: %s. fix: %s\n", SeverityName(f.severity), f.code.c_str(), NameList(f.nodes).c_str(),
+  for (const auto& f : findings) {
+    std::string nodes = f.nodes.empty() ? "" : " [" + NameList(f.nodes) + "]";
+    std::printf("%s %s%s: %s. why: %s. fix: %s\n", SeverityName(f.severity), f.code.c_str(), nodes.c_str(),
                 f.what.c_str(), f.why.c_str(), f.fix.c_str());
+  }
 }
 
 void PrintFindingsJson(const std::string& model, const std::vector<std::string>& providers,
