@@ -96,6 +96,18 @@ def main():
         print("note: no OpenCL device; the mixed model is annotated for cpu only")
         providers = "cpu"
     check_model("mixed", plain, providers, os.path.join(WORK, "out", "mixed_annotated.onnx"))
+    # Unnamed nodes: the loader names them <op_type>_<index>, and so does the
+    # annotation, so every node still gets its placement.
+    unnamed = onnx.load(plain)
+    for node in unnamed.graph.node:
+        node.name = ""
+    unnamed_path = os.path.join(src, "unnamed.onnx")
+    onnx.save(unnamed, unnamed_path)
+    out_unnamed = os.path.join(WORK, "out", "unnamed_annotated.onnx")
+    annotate(unnamed_path, "cpu", out_unnamed)
+    b = onnx.load(out_unnamed)
+    check(all(node_props(n).get("tessera.provider") == "cpu" for n in b.graph.node) and len(b.graph.node) == 6,
+          "unnamed: every unnamed node is annotated")
     # External data: weights.bin beside the source; the output goes to
     # another folder, so the file must follow it.
     ext_dir = os.path.join(WORK, "ext")
