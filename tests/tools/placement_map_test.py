@@ -98,6 +98,9 @@ def check_page(name, model, providers, browser, extra=()):
     check(legend is not None and int(legend.group(1)) == len(plan["copies"]), f"{name}: the legend counts the copies")
     clusters = classes_of(dom, "cluster")
     check(len(clusters) == len(plan["partitions"]), f"{name}: one box per partition ({len(plan['partitions'])})")
+    overview = sum(1 for c in nodes if "onode" in c)
+    want = len(plan["partitions"]) if len(plan["partitions"]) > 1 else 0
+    check(overview == want, f"{name}: the overview has one box per partition ({overview} of {want})")
     verdict = re.search(r'<div id="verdict">([^<]*)</div>', dom)
     check(verdict is not None and verdict.group(1).replace("&amp;", "&") == plan["verdict"],
           f"{name}: the verdict line is the report's")

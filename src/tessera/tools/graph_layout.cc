@@ -40,7 +40,8 @@ std::string LayoutToSvg(const LayoutGraph& graph) {
   GVC_t* gvc = gvContext();
   if (gvc == nullptr) TS_THROW(kInternal, "Graphviz: cannot create a context");
   Agraph_t* g = agopen(const_cast<char*>("placement"), Agdirected, nullptr);
-  Set(g, "rankdir", "TB");
+  Set(g, "id", graph.id);
+  Set(g, "rankdir", graph.rankdir);
   Set(g, "fontname", "Helvetica");
   Set(g, "nodesep", "0.25");
   Set(g, "ranksep", "0.35");

@@ -26,6 +26,8 @@ struct LayoutGraph {
   struct Cluster {
     std::string id, label, css_class, fill, border;
   };
+  std::string id = "graph";  // the drawing's root group id (unique per page)
+  std::string rankdir = "TB";  // dot's direction: TB (top to bottom) or LR
   std::vector<Node> nodes;
   std::vector<Edge> edges;
   std::vector<Cluster> clusters;

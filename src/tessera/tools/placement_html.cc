@@ -216,6 +216,52 @@ std::string PlacementMapHtml(const Plan& plan, const PlacementMapOptions& option
   for (size_t k = 0; k < graph.outputs.size(); ++k) add_edge(graph.outputs[k].name, "go" + std::to_string(k));
 
   std::string svg = LayoutToSvg(layout);
+  // The overview: one box per partition, an edge where values cross between
+  // two, labelled with the copies' bytes. A 6,000-node model is a few dozen
+  // partitions there; a click jumps to the partition in the full drawing.
+  std::string overview;
+  if (plan.partitions.size() > 1) {
+    LayoutGraph small;
+    small.id = "overview-graph";
+    small.rankdir = "LR";
+    for (size_t p = 0; p < plan.partitions.size(); ++p) {
+      const std::string& ep = plan.nodes[plan.partitions[p].front()].provider;
+      std::string label = "#" + std::to_string(p) + " " + ep + "\n" + std::to_string(plan.partitions[p].size()) + " node" +
+                          (plan.partitions[p].size() == 1 ? "" : "s");
+      size_t cut = layout.clusters[p].label.find(" · ", layout.clusters[p].label.find(" node"));
+      if (cut != std::string::npos) label += "\n" + layout.clusters[p].label.substr(cut + 4);
+      small.nodes.push_back({"o" + std::to_string(p), label, "onode ep-" + CssName(ep), Shade(palette[ep], 0.5),
+                             Hex(palette[ep].dark), "box", 1.5, -1});
+    }
+    std::unordered_map<std::string, int> part_of;
+    for (size_t i = 0; i < plan.nodes.size(); ++i) part_of["n" + std::to_string(i)] = plan.nodes[i].partition;
+    std::map<std::pair<int, int>, std::set<int>> crossings;  // partition pair -> copy indices (-1: no copy)
+    for (const auto& e : layout.edges) {
+      auto a = part_of.find(e.from), b = part_of.find(e.to);
+      if (a == part_of.end() || b == part_of.end() || a->second == b->second) continue;
+      auto& copies = crossings[{a->second, b->second}];
+      copies.insert(-1);
+      for (size_t pos = e.css_class.find("copy-"); pos != std::string::npos; pos = e.css_class.find("copy-", pos + 5))
+        copies.insert(std::stoi(e.css_class.substr(pos + 5)));
+    }
+    for (const auto& [ends, copies] : crossings) {
+      std::string label;
+      int64_t bytes = 0;
+      bool dynamic = false, any = false;
+      for (int c : copies) {
+        if (c < 0) continue;
+        any = true;
+        const std::string& b = plan.copies[static_cast<size_t>(c)].bytes;
+        if (!b.empty() && b.find_first_not_of("0123456789") == std::string::npos) bytes += std::stoll(b);
+        else dynamic = true;
+      }
+      if (any) label = dynamic ? "copy dynamic" : CopyLabel(std::to_string(bytes));
+      small.edges.push_back({"o" + std::to_string(ends.first), "o" + std::to_string(ends.second),
+                             "oe" + std::to_string(small.edges.size()), any ? "ocopy" : "oflow", label,
+                             any ? "#d62728" : "#8a8a8a", any ? 2.0 : 1.0});
+    }
+    overview = LayoutToSvg(small);
+  }
 
   // The data the page's script reads: per node what the hover panel and the
   // search show, per partition its share, per edge its ends.
@@ -272,7 +318,7 @@ std::string PlacementMapHtml(const Plan& plan, const PlacementMapOptions& option
   std::string json = data.str();
   // Inside <script>, "</" would end the element early.
   for (size_t pos = 0; (pos = json.find("</", pos)) != std::string::npos; pos += 3) json.replace(pos, 2, "<\\/");
-  return PlacementPage(options.model, Verdict(plan), json, svg);
+  return PlacementPage(options.model, Verdict(plan), json, svg, overview, plan.nodes.size() > kCollapseAbove);
 }
 
 }  // namespace tessera::cli

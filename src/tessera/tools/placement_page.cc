@@ -29,10 +29,13 @@ h1 { font-size: 15px; margin: 0 0 4px 0; }
          border: 1px solid #999; padding: 8px; font-size: 12px; display: none; z-index: 3; box-shadow: 2px 2px 6px #aaa; }
 #panel td { vertical-align: top; padding: 1px 4px; }
 #graph { overflow: auto; padding: 10px; }
+#overview { padding: 4px 10px; border-bottom: 1px solid #ddd; max-height: 40vh; overflow: auto; }
+#overview summary { cursor: pointer; color: #555; }
+g.node.onode { cursor: pointer; }
 g.node.tnode, g.cluster.part { cursor: pointer; }
 g.node.hit polygon, g.node.hit path, g.node.hit ellipse { stroke: #ffbf00 !important; stroke-width: 5px !important; }
 .searching g.node:not(.hit), .searching g.edge { opacity: 0.25; }
-g.cluster.collapsed > path, g.cluster.collapsed > polygon { fill-opacity: 1; stroke-width: 3px; }
+g.cluster.collapsed > path, g.cluster.collapsed > polygon { stroke-width: 4px; stroke-dasharray: 8 4; }
 .hidden { display: none; }
 )CSS";
 
@@ -40,6 +43,13 @@ const char* kScript = R"JS(
 (function () {
   const D = JSON.parse(document.getElementById('tessera-data').textContent);
   const svg = document.querySelector('#graph svg');
+  // Overview boxes jump to their partition, expanding it.
+  document.querySelectorAll('#overview g.node.onode').forEach(el => el.addEventListener('click', () => {
+    const p = parseInt(el.id.slice(1), 10);
+    if (collapsed.has(p)) toggle(p);
+    const c = document.getElementById('p' + p);
+    if (c) c.scrollIntoView({block: 'start', inline: 'nearest'});
+  }));
   const nodeEl = i => document.getElementById('n' + i);
   // Legend: counted from the drawn graph, so it says what the page shows.
   const legend = document.getElementById('legend');
@@ -125,14 +135,7 @@ const char* kScript = R"JS(
       if (inside && el) el.classList.toggle('hidden', hide);
     });
     const c = document.getElementById('p' + p);
-    if (c) {
-      c.classList.toggle('collapsed', hide);
-      const label = c.querySelector('text');
-      if (label) {
-        if (!label.dataset.full) label.dataset.full = label.textContent;
-        label.textContent = label.dataset.full + (hide ? ' (collapsed: click to expand)' : '');
-      }
-    }
+    if (c) c.classList.toggle('collapsed', hide);
   }
   D.partitions.forEach((_, p) => {
     const c = document.getElementById('p' + p);
@@ -161,7 +164,7 @@ const char* kScript = R"JS(
 }  // namespace
 
 std::string PlacementPage(const std::string& title, const std::string& verdict, const std::string& data_json,
-                          const std::string& svg) {
+                          const std::string& svg, const std::string& overview, bool overview_open) {
   std::string page;
   page.reserve(svg.size() + data_json.size() + 8192);
   page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Tessera placement: ";
@@ -174,9 +177,16 @@ std::string PlacementPage(const std::string& title, const std::string& verdict, 
   page += HtmlEscape(verdict);
   page += "</div>\n<div id=\"legend\"></div>\n<div id=\"tools\">"
           "<input id=\"search\" type=\"search\" placeholder=\"search node, op or value name\"> <span id=\"hits\"></span>"
-          "<button id=\"collapse-all\">collapse partitions</button><button id=\"expand-all\">expand partitions</button>"
+          "<button id=\"collapse-all\" title=\"a click on a partition's box collapses or expands it (dashed: collapsed)\">collapse partitions</button><button id=\"expand-all\">expand partitions</button>"
           "<button id=\"zoom-out\">&minus;</button><button id=\"zoom-in\">+</button></div>\n</header>\n"
-          "<div id=\"panel\"></div>\n<div id=\"graph\">\n";
+          "<div id=\"panel\"></div>\n";
+  if (!overview.empty()) {
+    page += overview_open ? "<details id=\"overview\" open>" : "<details id=\"overview\">";
+    page += "<summary>partitions overview (click one to go to it)</summary>\n";
+    page += overview;
+    page += "\n</details>\n";
+  }
+  page += "<div id=\"graph\">\n";
   page += svg;
   page += "\n</div>\n<script type=\"application/json\" id=\"tessera-data\">";
   page += data_json;

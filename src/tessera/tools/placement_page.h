@@ -7,8 +7,9 @@
 namespace tessera::cli {
 
 // verdict: the text report's last line, shown as is (the page reads it
-// without its script too).
+// without its script too). overview: the partition-level drawing, "" for a
+// single partition, shown open when overview_open (large graphs).
 std::string PlacementPage(const std::string& title, const std::string& verdict, const std::string& data_json,
-                          const std::string& svg);
+                          const std::string& svg, const std::string& overview, bool overview_open);
 
 }  // namespace tessera::cli
