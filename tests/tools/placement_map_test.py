@@ -39,8 +39,11 @@ def chromium():
 
 
 def dump_dom(browser, page, fragment=""):
-    # --no-sandbox: CI containers run as root, where the sandbox cannot start.
-    out = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+    # --no-sandbox: CI containers run as root, where the sandbox cannot start;
+    # --disable-dev-shm-usage: their /dev/shm is small; a profile folder of
+    # its own so concurrent runs do not share one.
+    out = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                          "--user-data-dir=" + os.path.join(WORK, "chromium-profile"), "--virtual-time-budget=5000",
                           "--dump-dom", "file://" + os.path.abspath(page) + fragment],
                          capture_output=True, text=True, timeout=120)
     return out.stdout
