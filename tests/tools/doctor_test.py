@@ -128,6 +128,12 @@ def problem_models():
         check(find(f, "unsupported-op") == [], "dynamic batch, dnnl: the nodes it declines for shape are not "
                                                "reported again as unsupported ops")
 
+    rc, f = doctor(tool_models.unnamed_dim(m("unnamed_dim")), "cpu", "--static")
+    d = find(f, "dynamic-dims")
+    check(rc == 1 and d and "unnamed: x[0]" in d[0]["what"] and "Relu" in d[0]["what"] and
+          "cannot be fixed by name" in d[0]["fix"] and "--free-dim" not in d[0]["fix"].split(";")[0],
+          "unnamed dim --static: reported with the ops it reaches, and the fix is a re-export")
+
     mixed = tool_models.mixed_opencl_cpu(m("mixed"))
     rc, f = doctor(mixed, "cpu")
     check(f == [], "mixed model on cpu alone: nothing to report")

@@ -217,3 +217,12 @@ def custom_op(path):
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
     onnx.save(m, path)
     return path
+
+
+def unnamed_dim(path):
+    """An input whose first dimension has neither a size nor a name: no
+    --free-dim can reach it."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu1")]
+    m = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])],
+               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])])
+    return _save(m, path)

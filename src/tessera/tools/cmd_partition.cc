@@ -65,7 +65,9 @@ void PrintJson(const Plan& plan, const std::string& model, const std::vector<std
 
 int PartitionCommand(int argc, char** argv) {
   Args args = ParseArgs(argc, argv, 2, {"json"});
-  if (args.positional.empty()) TS_THROW(kInvalidArgument, "usage: tessera partition MODEL [--providers LIST] [--json] [--html OUT.html [--profile TRACE.json]] [--annotate OUT.onnx]");
+  if (args.positional.empty())
+    TS_THROW(kInvalidArgument, "usage: tessera partition MODEL [--providers LIST] [--json] "
+             "[--html OUT.html [--profile TRACE.json]] [--annotate OUT.onnx]");
   const std::string& model = args.positional[0];
   if (args.has("compare")) {
     // --compare A B: two provider lists, e.g. --compare opencl,cpu cpu

@@ -283,17 +283,21 @@ void CheckDynamicDims(const DoctorInput& in, std::vector<Finding>* out) {
   for (const auto& o : in.free_dims) fixed.insert(o.key);
   // Symbol -> the inputs it appears in.
   std::map<std::string, std::vector<std::string>> symbols;
-  std::vector<std::string> unnamed;
+  std::vector<std::string> unnamed, unnamed_inputs;
   for (const auto& i : g.inputs) {
     if (g.initializers.count(i.name) || !i.type.is_tensor()) continue;
     if (!i.type.shape) {
       unnamed.push_back(i.name + " (rank unknown)");
+      unnamed_inputs.push_back(i.name);
       continue;
     }
     for (size_t d = 0; d < i.type.shape->size(); ++d) {
       const Dim& dim = (*i.type.shape)[d];
       if (dim.known()) continue;
-      if (dim.param.empty()) unnamed.push_back(i.name + "[" + std::to_string(d) + "]");
+      if (dim.param.empty()) {
+        unnamed.push_back(i.name + "[" + std::to_string(d) + "]");
+        unnamed_inputs.push_back(i.name);
+      }
       else if (!fixed.count(dim.param)) {
         auto& list = symbols[dim.param];
         if (std::find(list.begin(), list.end(), i.name) == list.end()) list.push_back(i.name);
@@ -307,7 +311,7 @@ void CheckDynamicDims(const DoctorInput& in, std::vector<Finding>* out) {
   std::vector<const Node*> nodes = Ordered(g, &keep);
   std::unordered_set<std::string> tainted;
   for (const auto& [sym, inputs] : symbols) tainted.insert(inputs.begin(), inputs.end());
-  for (const auto& u : unnamed) tainted.insert(u.substr(0, u.find_first_of("[ ")));
+  tainted.insert(unnamed_inputs.begin(), unnamed_inputs.end());
   std::vector<const Node*> reached;
   for (const Node* n : nodes) {
     bool hit = false;
@@ -340,6 +344,8 @@ void CheckDynamicDims(const DoctorInput& in, std::vector<Finding>* out) {
   what << "; they reach " << reached.size() << " op(s) (" << OpHistogram(reached) << ")";
   if (!gains.empty()) what << "; with them fixed " << gains;
   for (const auto& [sym, inputs] : symbols) f.nodes.insert(f.nodes.end(), inputs.begin(), inputs.end());
+  for (const auto& name : unnamed_inputs)
+    if (std::find(f.nodes.begin(), f.nodes.end(), name) == f.nodes.end()) f.nodes.push_back(name);
   f.what = what.str();
   f.why = in.want_static ? "the target needs static shapes: every shape must be known before the first run"
                          : "shapes known only at run time keep shape-dependent passes, memory planning and static-shape "
@@ -352,7 +358,7 @@ void CheckDynamicDims(const DoctorInput& in, std::vector<Finding>* out) {
   if (!unnamed.empty())
     fix << (symbols.empty() ? "" : "; ") << "unnamed dimensions cannot be fixed by name: re-export them with a fixed "
         << "size, or name them in dynamic_axes";
-  fix << "; or re-export without dynamic_axes for them";
+  if (!symbols.empty()) fix << "; or re-export without dynamic_axes for them";
   f.fix = fix.str();
   out->push_back(f);
 }
