@@ -14,6 +14,7 @@ packages=(
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
   libdnnl-dev
   libonnx-testdata
+  libgraphviz-dev chromium
 )
 [ $# -gt 0 ] && packages=("$@")
 SUDO=""

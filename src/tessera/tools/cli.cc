@@ -74,7 +74,28 @@ std::vector<std::string> SplitList(const std::string& s, char sep) {
   return out;
 }
 
+std::vector<FreeDimensionOverride> ParseFreeDims(const Args& args) {
+  std::vector<FreeDimensionOverride> out;
+  for (const auto& list : args.all("free-dim"))
+    for (const auto& item : SplitList(list)) {
+      size_t eq = item.find('=');
+      std::string name = item.substr(0, eq), size = eq == std::string::npos ? "" : item.substr(eq + 1);
+      char* end = nullptr;
+      long long v = size.empty() ? -1 : std::strtoll(size.c_str(), &end, 10);
+      if (name.empty() || size.empty() || *end != '\0' || v < 0)
+        TS_THROW(kInvalidArgument, "--free-dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '",
+                 item, "'");
+      FreeDimensionOverride o;
+      o.match = FreeDimensionOverride::Match::kName;
+      o.key = name;
+      o.value = v;
+      out.push_back(o);
+    }
+  return out;
+}
+
 void ApplyCompileArgs(const Args& args, SessionOptions& options) {
+  for (auto& o : ParseFreeDims(args)) options.free_dimension_overrides.push_back(std::move(o));
   if (args.has("no-winograd")) options.winograd_convolutions = false;
   if (args.has("max-isa")) options.max_isa = IsaLevelName(ParseIsaLevel(args.get("max-isa"), "--max-isa"));
   if (args.has("level")) options.graph_optimization_level = ParseOptimizationLevel(args.get("level"));

@@ -29,7 +29,10 @@ std::vector<std::string> SplitList(const std::string& s, char sep = ',');
 // extended|layout|all), --disable A,B (pass names) and the flag
 // --no-winograd (SessionOptions::winograd_convolutions = false), and
 // --max-isa avx512|avx2|sse4|scalar (SessionOptions::max_isa).
+// --free-dim NAME=SIZE (repeatable, or NAME=SIZE,NAME=SIZE) fixes symbolic
+// input dimensions through SessionOptions::free_dimension_overrides.
 void ApplyCompileArgs(const Args& args, SessionOptions& options);
+std::vector<FreeDimensionOverride> ParseFreeDims(const Args& args);
 // A deterministic pseudo-random value for a declared input (symbolic dims = 1).
 Value MakeDefaultInput(const ValueInfo& info, uint64_t seed);
 // Loads a tensor from .pb (TensorProto) or .npy.
@@ -47,5 +50,6 @@ int ValidateCommand(int argc, char** argv);
 int OptimizeCommand(int argc, char** argv);
 int IsaCommand(int argc, char** argv);
 int QuantizeCommand(int argc, char** argv);
+int DoctorCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

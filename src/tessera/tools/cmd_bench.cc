@@ -37,8 +37,22 @@ Feeds BenchInputs(const Session& session, const std::string& model_path) {
   for (size_t i = 0; i < session.inputs().size(); ++i) {
     const ValueInfo& in = session.inputs()[i];
     fs::path f = data / ("input_" + std::to_string(i) + ".pb");
-    if (fs::exists(f)) feeds.emplace_back(in.name, LoadInputFile(f.string(), in.type));
-    else feeds.emplace_back(in.name, MakeDefaultInput(in, ++seed));
+    if (fs::exists(f)) {
+      Value v = LoadInputFile(f.string(), in.type);
+      // A --free-dim size other than the test data's: the data cannot feed
+      // this session, seeded values of the fixed shape can.
+      bool fits = true;
+      if (v.is_tensor() && in.type.shape && static_cast<size_t>(v.tensor().rank()) == in.type.shape->size())
+        for (size_t d = 0; d < in.type.shape->size(); ++d)
+          fits &= !(*in.type.shape)[d].known() || (*in.type.shape)[d].value == v.tensor().shape()[d];
+      if (fits) {
+        feeds.emplace_back(in.name, std::move(v));
+        continue;
+      }
+      std::fprintf(stderr, "bench: %s does not have input '%s''s shape %s; using seeded values\n", f.string().c_str(),
+                   in.name.c_str(), in.type.ToString().c_str());
+    }
+    feeds.emplace_back(in.name, MakeDefaultInput(in, ++seed));
   }
   return feeds;
 }

@@ -1,72 +1,19 @@
-// `tessera partition MODEL --providers LIST [--json] [--compare A B]`: where
-// each node would run, the partitions, every copy between memory spaces and
-// its bytes per run — without running the model.
-#include <algorithm>
+// `tessera partition MODEL --providers LIST [--json] [--compare A B]
+// [--html OUT.html [--profile TRACE.json]] [--annotate OUT.onnx]`: where each
+// node would run, the partitions, every copy between memory spaces and its
+// bytes per run — without running the model.
 #include <cstdio>
-#include <map>
-#include <sstream>
+#include <fstream>
 
 #include "tessera/api/providers.h"
 #include "tessera/tools/cli.h"
+#include "tessera/tools/placement_annotate.h"
+#include "tessera/tools/placement_html.h"
+#include "tessera/tools/placement_plan.h"
 
 namespace tessera::cli {
 
 namespace {
-
-struct Plan {
-  std::vector<NodePlacement> nodes;
-  std::vector<std::vector<size_t>> partitions;  // node indices, runs of one provider
-  struct CopyRow {
-    std::string value, from, to, bytes;  // bytes: a number, or an expression of symbolic dims
-  };
-  std::vector<CopyRow> copies;
-};
-
-Plan MakePlan(const std::string& path, const std::vector<std::string>& providers, const Args& args) {
-  SessionOptions options;
-  options.intra_op_num_threads = 1;
-  ApplyCompileArgs(args, options);
-  auto session = Session::FromFile(path, options, MakeProviders(providers));
-  Plan plan;
-  plan.nodes = session->Placement();
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    size_t p = static_cast<size_t>(plan.nodes[i].partition);
-    if (plan.partitions.size() <= p) plan.partitions.resize(p + 1);
-    plan.partitions[p].push_back(i);
-  }
-  for (const auto& c : session->Copies()) plan.copies.push_back({c.value, c.from, c.to, c.bytes});
-  return plan;
-}
-
-std::string Verdict(const Plan& plan) {
-  std::map<std::string, int> per;
-  for (const auto& n : plan.nodes) per[n.provider]++;
-  int64_t bytes = 0;
-  bool symbolic = false;
-  for (const auto& c : plan.copies) {
-    if (c.bytes.find_first_not_of("0123456789") == std::string::npos) bytes += std::stoll(c.bytes);
-    else symbolic = true;
-  }
-  std::ostringstream os;
-  bool first = true;
-  for (const auto& [ep, n] : per) {
-    os << (first ? "" : ", ") << ep << ": " << n << "/" << plan.nodes.size() << " nodes";
-    first = false;
-  }
-  os << "; " << plan.partitions.size() << " partition(s), " << plan.copies.size() << " copies, ~"
-     << static_cast<double>(bytes) / 1e6 << " MB per run" << (symbolic ? " plus symbolic sizes" : "");
-  int64_t flops = 0, cpu_flops = 0;
-  bool unknown = false;
-  for (const auto& n : plan.nodes) {
-    if (n.flops < 0) unknown = true;
-    flops += std::max<int64_t>(0, n.flops);
-    if (n.provider == "cpu") cpu_flops += std::max<int64_t>(0, n.flops);
-  }
-  if (per.size() > 1 && flops > 0)
-    os << "; cpu runs " << static_cast<int>(100.0 * static_cast<double>(cpu_flops) / static_cast<double>(flops) + 0.5)
-       << "% of ~" << static_cast<double>(flops) / 1e9 << " GFLOP" << (unknown ? " (some shapes dynamic)" : "");
-  return os.str();
-}
 
 void PrintText(const Plan& plan) {
   for (const auto& n : plan.nodes) {
@@ -118,7 +65,9 @@ void PrintJson(const Plan& plan, const std::string& model, const std::vector<std
 
 int PartitionCommand(int argc, char** argv) {
   Args args = ParseArgs(argc, argv, 2, {"json"});
-  if (args.positional.empty()) TS_THROW(kInvalidArgument, "usage: tessera partition MODEL [--providers LIST] [--json]");
+  if (args.positional.empty())
+    TS_THROW(kInvalidArgument, "usage: tessera partition MODEL [--providers LIST] [--json] "
+             "[--html OUT.html [--profile TRACE.json]] [--annotate OUT.onnx]");
   const std::string& model = args.positional[0];
   if (args.has("compare")) {
     // --compare A B: two provider lists, e.g. --compare opencl,cpu cpu
@@ -138,7 +87,26 @@ int PartitionCommand(int argc, char** argv) {
     return 0;
   }
   std::vector<std::string> providers = SplitList(args.get("providers", DefaultProviderList()));
+  if (args.has("profile") && !args.has("html"))
+    TS_THROW(kInvalidArgument, "--profile TRACE.json shades the placement map: give it with --html OUT.html");
   Plan plan = MakePlan(model, providers, args);
+  if (args.has("html") || args.has("annotate")) {
+    if (args.has("html")) {
+      std::string path = args.get("html");
+      std::string page = PlacementMapHtml(plan, {model, providers, args.get("profile")});
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(page.data(), static_cast<std::streamsize>(page.size()));
+      if (!out) TS_THROW(kInvalidArgument, "--html: cannot write '", path, "'");
+      std::printf("placement map: %s (%zu nodes)\n", path.c_str(), plan.nodes.size());
+    }
+    if (args.has("annotate")) {
+      size_t n = WriteAnnotatedModel(plan, model, args.get("annotate"));
+      std::printf("annotated model: %s (%zu nodes with tessera.provider in metadata_props)\n",
+                  args.get("annotate").c_str(), n);
+    }
+    std::printf("%s\n", Verdict(plan).c_str());
+    return 0;
+  }
   if (args.has("json")) PrintJson(plan, model, providers);
   else PrintText(plan);
   return 0;

@@ -32,6 +32,12 @@ void PrintUsage() {
       "        session creation, first-run and steady-state latency, peak RSS\n"
       "  partition MODEL [--providers LIST] [--level L] [--json] | partition MODEL --compare LIST_A LIST_B\n"
       "        where each node would run, partitions and copies, without running the model\n"
+      "  partition MODEL [--providers LIST] --html OUT.html [--profile TRACE.json] [--annotate OUT.onnx]\n"
+      "        the placement map (one self-contained page) and/or the model with each node's placement in its\n"
+      "        metadata_props, for Netron (docs/profiling.md)\n"
+      "  doctor MODEL [--providers LIST] [--static] [--json] [--fail-on info|warning|error]\n"
+      "        export lint: foldable constants, value-dependent control flow, dynamic dims, ops and opsets the\n"
+      "        providers will not take, each with the export fix; exit 1 at or above --fail-on (default error)\n"
       "  optimize IN.onnx OUT.onnx [--level L] [--disable PASS,...] [--providers LIST] [--stats] [--verbose]\n"
       "        run the graph optimizer and write the optimized model (see docs/optimizer.md)\n"
       "  quantize IN.onnx OUT.onnx --mode dynamic|static [--calibration DIR] [--method minmax|percentile|entropy]\n"
@@ -44,6 +50,8 @@ void PrintUsage() {
       "  profile TRACE.json [--peak GFLOPS]\n"
       "        summarize a profile: time by op type, provider and kernel, GFLOP/s (and the share of --peak),\n"
       "        copies, slowest nodes\n\n"
+      "--free-dim NAME=SIZE (run, bench, partition, validate, optimize, doctor) fixes a symbolic input dimension\n"
+      "(SessionOptions::free_dimension_overrides).\n"
       "--max-isa avx512|avx2|sse4|scalar caps the SIMD level of every kernel, as TESSERA_MAX_ISA does\n"
       "(docs/simd.md); bench, profiles and run --verbose print the instruction sets in use.\n");
 }
@@ -86,6 +94,7 @@ int main(int argc, char** argv) {
     if (cmd == "optimize") return tessera::cli::OptimizeCommand(argc, argv);
     if (cmd == "isa") return tessera::cli::IsaCommand(argc, argv);
     if (cmd == "quantize") return tessera::cli::QuantizeCommand(argc, argv);
+    if (cmd == "doctor") return tessera::cli::DoctorCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;
