@@ -228,9 +228,13 @@ def test_run_feed_conversions():
     np.testing.assert_array_equal(z, base)
     (z,) = sess.run(["z"], {"x": base.astype(">f4"), "y": y})
     np.testing.assert_array_equal(z, base)
-    # Nested lists go through numpy.asarray (float64 here), as in onnxruntime.
+    # Nested lists take the input's element type, as onnxruntime casts them
+    # (ints to float32 here); a numpy array of another dtype is refused.
+    (z,) = sess.run(["z"], {"x": np.ones((1, 4), np.float32), "y": [[1, 2, 3, 4]]})
+    assert z.dtype == np.float32
+    np.testing.assert_array_equal(z, [[2, 3, 4, 5]])
     with pytest.raises(tessera.InvalidArgument, match="expected element type float but got double"):
-        sess.run(["z"], {"x": np.ones((1, 4), np.float32), "y": [[1.0, 2.0, 3.0, 4.0]]})
+        sess.run(["z"], {"x": np.ones((1, 4), np.float32), "y": np.float64([[1.0, 2.0, 3.0, 4.0]])})
     (z,) = sess.run(["z"], {"x": np.ones((1, 4), np.float32), "y": np.float32([[1, 2, 3, 4]])})
     np.testing.assert_array_equal(z, [[2, 3, 4, 5]])
     # Feeds given as a list of pairs work like a dict.

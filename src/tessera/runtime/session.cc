@@ -24,6 +24,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
       logger_(options.log_id, options.log_severity_level),
       profiler_(std::move(profiler)) {
   if (options_.enable_profiling && !profiler_) profiler_ = std::make_shared<Profiler>();
+  if (profiler_) profiling_start_ns_ = profiler_->StartTimeNs();
   ScopedPhase whole(profiler_.get(), "session_initialization");
   if (providers_.empty()) TS_THROW(kInvalidArgument, "a session needs at least one execution provider");
   if (!model_.graph) TS_THROW(kInvalidModel, "model '", model_.DisplayName(), "' has no graph");
