@@ -64,6 +64,9 @@ struct SessionConfig {
   std::vector<std::pair<std::string, py::object>> initializers;
   // ORT_LOAD_CONFIG_FROM_MODEL=1: the model's "ort_config" metadata decides.
   bool read_config_from_model = false;
+  bool enable_cpu_mem_arena = true;
+  // (external-data location, buffer) per add_external_initializers_from_files_in_memory.
+  std::vector<std::pair<std::string, py::object>> files_in_memory;
 };
 
 class PySession {
@@ -82,6 +85,14 @@ class PySession {
     if (config.optimized_model_external_file.empty()) options_.optimized_model_filepath = config.optimized_model_filepath;
     options_.winograd_convolutions = config.winograd_convolutions;
     options_.max_isa = config.max_isa;
+    options_.enable_memory_arena = config.enable_cpu_mem_arena;
+    InMemoryFiles files;
+    for (const auto& [name, obj] : config.files_in_memory) {
+      py::buffer_info info = py::reinterpret_borrow<py::buffer>(obj).request();
+      if (!PyBuffer_IsContiguous(info.view(), 'C')) ThrowInvalid("the buffer for file '" + name + "' is not contiguous");
+      files[name] = InMemoryFile{static_cast<const unsigned char*>(info.ptr),
+                                 static_cast<size_t>(info.size * info.itemsize), PyKeepalive(obj)};
+    }
     for (const auto& [by_denotation, key, value] : config.free_dimension_overrides) {
       FreeDimensionOverride o;
       o.match = by_denotation ? FreeDimensionOverride::Match::kDenotation : FreeDimensionOverride::Match::kName;
@@ -97,11 +108,12 @@ class PySession {
     if (py::isinstance<py::bytes>(source)) {
       std::string_view bytes = source.cast<std::string_view>();
       py::gil_scoped_release release;
-      model_ = std::make_shared<const Model>(LoadModelFromBytes(bytes.data(), bytes.size(), "", options_.load_limits));
+      model_ = std::make_shared<const Model>(
+          LoadModelFromBytes(bytes.data(), bytes.size(), "", options_.load_limits, files));
     } else {
       std::string path = source.cast<std::string>();
       py::gil_scoped_release release;
-      model_ = std::make_shared<const Model>(LoadModelFromFile(path, options_.load_limits));
+      model_ = std::make_shared<const Model>(LoadModelFromFile(path, options_.load_limits, files));
     }
     if (config.read_config_from_model) ApplyConfigFromModel();
     Reset(providers);
@@ -393,7 +405,9 @@ void BindSession(py::module_& m) {
       .def_readwrite("max_isa", &SessionConfig::max_isa)
       .def_readwrite("free_dimension_overrides", &SessionConfig::free_dimension_overrides)
       .def_readwrite("initializers", &SessionConfig::initializers)
-      .def_readwrite("read_config_from_model", &SessionConfig::read_config_from_model);
+      .def_readwrite("read_config_from_model", &SessionConfig::read_config_from_model)
+      .def_readwrite("enable_cpu_mem_arena", &SessionConfig::enable_cpu_mem_arena)
+      .def_readwrite("files_in_memory", &SessionConfig::files_in_memory);
 
   py::class_<PySession>(m, "Session")
       .def(py::init<const py::object&, const SessionConfig&, const std::vector<std::string>&>(), py::arg("source"),
