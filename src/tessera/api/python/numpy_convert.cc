@@ -165,6 +165,12 @@ std::string PyToUtf8(const py::handle& item, const std::string& what) {
   }
   if (PyBytes_Check(item.ptr()))
     return std::string(PyBytes_AS_STRING(item.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(item.ptr())));
+  // np.void elements (raw fixed-size bytes) read as their bytes.
+  if (py::isinstance(item, py::module_::import("numpy").attr("void"))) {
+    py::bytes b = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(item.ptr()));
+    if (!b) throw py::error_already_set();
+    return std::string(b);
+  }
   ThrowInvalid(what + ": string tensors take str or bytes elements, got " +
                std::string(py::str(py::type::handle_of(item).attr("__name__"))));
 }

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -80,9 +79,10 @@ class PySession {
     options_.profile_file_prefix = config.profile_file_prefix;
     options_.graph_optimization_level = ParseOptimizationLevel(std::to_string(config.graph_optimization_level));
     options_.disabled_optimizers = config.disabled_optimizers;
-    // With external initializers the binding writes the file itself (the
-    // session writes every initializer inline).
-    if (config.optimized_model_external_file.empty()) options_.optimized_model_filepath = config.optimized_model_filepath;
+    options_.optimized_model_filepath = config.optimized_model_filepath;
+    options_.optimized_model_external_file = config.optimized_model_external_file;
+    options_.optimized_model_external_min_bytes =
+        static_cast<size_t>(std::max<int64_t>(0, config.optimized_model_external_min_bytes));
     options_.winograd_convolutions = config.winograd_convolutions;
     options_.max_isa = config.max_isa;
     options_.enable_memory_arena = config.enable_cpu_mem_arena;
@@ -117,9 +117,6 @@ class PySession {
     }
     if (config.read_config_from_model) ApplyConfigFromModel();
     Reset(providers);
-    if (!config.optimized_model_external_file.empty() && !config.optimized_model_filepath.empty())
-      SaveModel(config.optimized_model_filepath, config.optimized_model_external_file,
-                config.optimized_model_external_min_bytes);
   }
 
   void Reset(const std::vector<std::string>& providers) {
@@ -205,26 +202,6 @@ class PySession {
   }
   int64_t ProfilingStartTimeNs() const { return session()->ProfilingStartTimeNs(); }
 
-  // Writes the session's (optimized) model; with external_file, the
-  // initializers of at least min_bytes go to that file in the model's folder.
-  void SaveModel(const std::string& path, const std::string& external_file, int64_t min_bytes) const {
-    auto s = session();
-    std::string bytes, data;
-    {
-      py::gil_scoped_release release;
-      if (external_file.empty())
-        bytes = SerializeModel(s->model());
-      else
-        bytes = SerializeModelWithExternalData(s->model(), external_file, &data,
-                                               static_cast<size_t>(std::max<int64_t>(0, min_bytes)));
-    }
-    WriteFile(path, bytes, "optimized model");
-    if (!external_file.empty()) {
-      std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
-      WriteFile(folder + external_file, data, "optimized model's external initializers");
-    }
-  }
-
   py::list Run(const py::object& output_names, const py::dict& feed) const {
     auto s = session();
     std::vector<std::string> names = OutputNames(*s, output_names);
@@ -277,13 +254,6 @@ class PySession {
   static Severity SeverityFor(int level) {
     if (level < 0 || level > 4) ThrowInvalid("log_severity_level must be 0..4, got " + std::to_string(level));
     return static_cast<Severity>(level);
-  }
-
-  static void WriteFile(const std::string& path, const std::string& bytes, const char* what) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(StatusCode::kIoError, std::string("cannot write the ") + what + " to '" + path + "'");
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f) throw Error(StatusCode::kIoError, std::string("failed writing the ") + what + " to '" + path + "'");
   }
 
   // onnxruntime's ORT_LOAD_CONFIG_FROM_MODEL: the JSON in the model's
@@ -421,8 +391,6 @@ void BindSession(py::module_& m) {
       .def("placement", &PySession::Placement)
       .def("instruction_sets", &PySession::InstructionSets)
       .def("config_from_model", &PySession::ConfigFromModel)
-      .def("save_model", &PySession::SaveModel, py::arg("path"), py::arg("external_file") = "",
-           py::arg("min_bytes") = 1024)
       .def("end_profiling", &PySession::EndProfiling)
       .def("profiling_start_time_ns", &PySession::ProfilingStartTimeNs)
       .def("run", &PySession::Run, py::arg("output_names"), py::arg("feed"))
