@@ -143,9 +143,14 @@ class OrtMemoryInfo:
     """Where a value's memory is (onnxruntime.OrtMemoryInfo(name, alloc_type,
     device_id, mem_type)); Tessera's values are all in "Cpu" memory."""
 
+    _NAMES = ("Cpu", "Cuda", "CudaPinned", "Cann", "CannPinned", "DML", "WebGPU_Buffer")
+
     def __init__(self, name, alloc_type, device_id, mem_type):
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
+        if name not in self._NAMES:
+            from . import InvalidArgument
+            raise InvalidArgument(f"Specified device is not supported: '{name}' (one of {', '.join(self._NAMES)})")
         self.name = name
         self.alloc_type = OrtAllocatorType(int(alloc_type))
         self.device_id = int(device_id)
@@ -153,7 +158,9 @@ class OrtMemoryInfo:
 
     @property
     def device(self):
-        kind = _COrtDevice.cpu() if self.name.lower() in ("cpu", "cpu_input", "cpu_output") else -1
+        kind = {"Cpu": _COrtDevice.cpu(), "CudaPinned": _COrtDevice.cpu(), "CannPinned": _COrtDevice.cpu(),
+                "Cuda": _COrtDevice.cuda(), "Cann": _COrtDevice.cann(), "DML": _COrtDevice.dml(),
+                "WebGPU_Buffer": _COrtDevice.webgpu()}[self.name]
         return _COrtDevice(kind, _COrtDevice.default_memory(), self.device_id)
 
     def __eq__(self, other):
@@ -187,7 +194,8 @@ class OrtArenaCfg:
         if len(args) == 1 and isinstance(args[0], dict):
             for k, v in args[0].items():
                 if k not in self._KEYS:
-                    raise ValueError(f"Invalid OrtArenaCfg key: {k} (valid: {', '.join(self._KEYS)})")
+                    from . import InvalidArgument
+                    raise InvalidArgument(f"Invalid OrtArenaCfg option: {k} (valid: {', '.join(self._KEYS)})")
                 setattr(self, k, int(v))
         elif len(args) == 4:
             for k, v in zip(self._KEYS, args):

@@ -32,6 +32,17 @@ def test_ortvalue_from_numpy_shares_memory():
     assert np.asarray(ortvalue, dtype=np.float64).dtype == np.float64
 
 
+def test_ortvalue_of_a_read_only_array_stays_read_only():
+    x = np.arange(4, dtype=np.float32)
+    x.setflags(write=False)
+    v = tessera.OrtValue.ortvalue_from_numpy(x)
+    assert v.data_ptr() == ptr(x)
+    view = v.numpy()
+    assert ptr(view) == ptr(x) and not view.flags.writeable
+    with pytest.raises(tessera.InvalidArgument, match="read-only"):
+        v.update_inplace(np.zeros(4, np.float32))
+
+
 def test_ortvalue_from_numpy_copies_what_it_must():
     x = np.arange(12, dtype=np.float32).reshape(3, 4).T  # not C-contiguous
     ortvalue = tessera.OrtValue.ortvalue_from_numpy(x)

@@ -157,7 +157,7 @@ def test_memory_info_and_arena_config():
     assert cfg.max_mem == 0 and cfg.arena_extend_strategy == -1
     cfg2 = tessera.OrtArenaCfg({"max_mem": 1 << 20, "arena_extend_strategy": 1})
     assert cfg2.max_mem == 1 << 20 and cfg2.arena_extend_strategy == 1
-    with pytest.raises(ValueError, match="Invalid OrtArenaCfg key"):
+    with pytest.raises(tessera.InvalidArgument, match="Invalid OrtArenaCfg option"):
         tessera.OrtArenaCfg({"bogus": 1})
     tessera.create_and_register_allocator(info, cfg)
     with pytest.raises(tessera.InvalidArgument, match="already registered"):
@@ -165,6 +165,8 @@ def test_memory_info_and_arena_config():
     gpu = tessera.OrtMemoryInfo("Cuda", tessera.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, tessera.OrtMemType.DEFAULT)
     with pytest.raises(tessera.InvalidArgument, match="Only CPU"):
         tessera.create_and_register_allocator(gpu, None)
+    with pytest.raises(tessera.InvalidArgument, match="not supported"):
+        tessera.OrtMemoryInfo("Tpu", tessera.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, tessera.OrtMemType.DEFAULT)
     so = tessera.SessionOptions()
     so.add_session_config_entry("session.use_env_allocators", "1")
     (y,) = tessera.InferenceSession(weighted_model(), so).run(None, {"x": np.ones((1, 3), np.float32)})

@@ -23,6 +23,8 @@ struct PyOrtValue {
   // The tensor's memory belongs to the caller (a numpy array it gave, or a
   // pointer it bound): numpy() may view it, and a run may write into it.
   bool caller_memory = false;
+  // The caller's memory may not be written (a read-only array).
+  bool read_only = false;
 };
 
 [[noreturn]] void ThrowInvalid(const std::string& message);

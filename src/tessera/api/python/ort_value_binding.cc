@@ -67,6 +67,7 @@ PyOrtValue FromNumpy(const py::object& obj) {
   const Tensor& t = out.value.tensor();
   // Borrowed (no copy) exactly when the tensor sees the array's own memory.
   out.caller_memory = t.dtype() != DataType::kString && t.raw_data() == arr.data();
+  out.read_only = out.caller_memory && !arr.writeable();
   return out;
 }
 
@@ -87,6 +88,7 @@ PyOrtValue FromNumpyWithOnnxType(const py::object& obj, int64_t code) {
   PyOrtValue out;
   out.value = Value(Tensor(t, std::move(shape), std::move(buffer)));
   out.caller_memory = true;
+  out.read_only = !arr.writeable();
   return out;
 }
 
@@ -121,12 +123,13 @@ py::object Numpy(PyOrtValue& v) {
   // every numpy() of it views the same bytes. One the model still holds (an
   // initializer passed through) is copied, so the model cannot be changed.
   if (!v.caller_memory && !t.buffer()->borrowed() && t.buffer().use_count() == 1) v.caller_memory = true;
-  if (v.caller_memory) return TensorView(t, true);
+  if (v.caller_memory) return TensorView(t, !v.read_only);
   return TensorToPy(t);
 }
 
 void UpdateInplace(PyOrtValue& v, const py::object& obj) {
   const Tensor& t = TensorOf(v, "update_inplace()");
+  if (v.read_only) ThrowInvalid("update_inplace(): the OrtValue's memory is a read-only array");
   if (t.dtype() == DataType::kString) ThrowInvalid("update_inplace(): string tensors cannot be updated in place");
   py::array arr = py::array::ensure(obj, py::array::c_style);
   if (!arr) ThrowInvalid("update_inplace() takes a numpy array");

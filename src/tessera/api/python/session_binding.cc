@@ -335,6 +335,7 @@ class PySession {
   // the end of the run (the runtime's kernels write into their own buffers).
   static void CopyInto(PyOrtValue& target, const Value& result, const std::string& name) {
     if (!target.value.is_tensor()) ThrowInvalid("output '" + name + "' is bound to a value that is not a tensor");
+    if (target.read_only) ThrowInvalid("output '" + name + "' is bound to a read-only array");
     if (!result.is_tensor()) ThrowInvalid("output '" + name + "' is a " + result.Describe() + ", not a tensor");
     Tensor& dst = target.value.tensor();
     const Tensor& src = result.tensor();
