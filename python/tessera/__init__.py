@@ -31,6 +31,22 @@ from ._tessera import (  # noqa: F401  (re-exported exception classes)
     TesseraError,
 )
 
+from ._iobinding import IOBinding  # noqa: E402
+from ._values import (  # noqa: E402,F401
+    OrtAllocatorType,
+    OrtArenaCfg,
+    OrtDevice,
+    OrtMemoryInfo,
+    OrtMemType,
+    OrtSparseFormat,
+    OrtValue,
+    OrtValueVector,
+    SparseTensor,
+    create_and_register_allocator,
+    create_and_register_allocator_v2,
+)
+from ._values import _cpu_memory_info, _unwrap  # noqa: E402
+
 __version__ = getattr(_C, "__version__", "0.0.0")
 
 # onnxruntime's exception names (onnxruntime.capi.onnxruntime_pybind11_state).
@@ -46,7 +62,10 @@ __all__ = [
     "set_default_logger_severity", "set_default_logger_verbosity", "TesseraError", "InvalidArgument",
     "InvalidModel", "NotImplemented", "OpsetMismatch", "IoError", "ResourceExhausted", "RuntimeException",
     "InternalError", "Fail", "NoSuchFile", "InvalidGraph", "InvalidProtobuf", "EPFail",
-    "validate", "plan", "ValidationReport",
+    "validate", "plan", "ValidationReport", "OrtValue", "SparseTensor", "IOBinding", "OrtDevice", "OrtMemoryInfo",
+    "OrtArenaCfg", "OrtAllocatorType", "OrtMemType", "OrtSparseFormat", "create_and_register_allocator",
+    "create_and_register_allocator_v2", "get_version_string", "get_build_info", "enable_telemetry_events",
+    "disable_telemetry_events", "set_default_logger_callback",
 ]
 
 # ------------------------------------------------------------------ providers
@@ -72,9 +91,54 @@ def get_available_providers():
     return [_ort_name(p) for p in _C.available_providers()]
 
 
+# onnxruntime's provider names (get_all_providers lists them, CPU last) plus
+# Tessera's OpenCL provider. Known names that are not built in are skipped
+# with a warning, as onnxruntime skips them; other names are unknown.
+_ALL_PROVIDERS = [
+    "TensorrtExecutionProvider", "CUDAExecutionProvider", "MIGraphXExecutionProvider", "ROCMExecutionProvider",
+    "OpenVINOExecutionProvider", "DnnlExecutionProvider", "OpenCLExecutionProvider", "VitisAIExecutionProvider",
+    "QNNExecutionProvider", "NnapiExecutionProvider", "VSINPUExecutionProvider", "JsExecutionProvider",
+    "CoreMLExecutionProvider", "ArmNNExecutionProvider", "ACLExecutionProvider", "DmlExecutionProvider",
+    "RknpuExecutionProvider", "WebNNExecutionProvider", "WebGpuExecutionProvider", "XnnpackExecutionProvider",
+    "CANNExecutionProvider", "AzureExecutionProvider", "CPUExecutionProvider",
+]
+
+
 def get_all_providers():
-    """Every execution provider name Tessera knows (built in or not)."""
-    return list(_ORT_NAMES.values())
+    """Every execution provider name Tessera knows, built in or not, with
+    the CPU provider last (as onnxruntime lists them)."""
+    return list(_ALL_PROVIDERS)
+
+
+def get_version_string():
+    """Tessera's version, e.g. '0.9.0'."""
+    return __version__
+
+
+def get_build_info():
+    """One line: version, build type, compiler and the providers built in."""
+    return _C.build_info()
+
+
+def enable_telemetry_events():
+    """Accepted for compatibility: Tessera sends no telemetry, so there is
+    nothing to enable."""
+
+
+def disable_telemetry_events():
+    """Accepted for compatibility: Tessera sends no telemetry."""
+
+
+def set_default_logger_callback(callback):
+    """Routes every log line of the runtime to callback(severity, category,
+    logid, code_location, message) instead of stderr (severity 0 verbose ..
+    4 fatal; category 'tessera'; code_location ''). None restores stderr.
+    The callback may be called from the runtime's threads."""
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable or None, got {type(callback).__name__}")
+    _C.set_log_sink(callback)
+
+
 
 
 def get_device():
@@ -114,6 +178,13 @@ def _check_int(name, value):
 def _check_bool(name, value):
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
+def _check_dim(name, value):
+    value = _check_int(name, value)
+    if value < 0:
+        raise InvalidArgument(f"{name} must be >= 0, got {value}")
     return value
 
 
@@ -212,6 +283,8 @@ def _check_order(name, value):
 
 
 _WINOGRAD_KEY = "tessera.winograd_convolutions"
+_EXTERNAL_INITIALIZERS_FILE_KEY = "session.optimized_model_external_initializers_file_name"
+_EXTERNAL_INITIALIZERS_MIN_SIZE_KEY = "session.optimized_model_external_initializers_min_size_in_bytes"
 _MAX_ISA_KEY = "tessera.max_isa"
 
 
@@ -242,6 +315,58 @@ class SessionOptions:
 
     def __init__(self):
         self._config = {}
+        self._free_dimension_overrides = []  # (by_denotation, key, value)
+        self._initializers = {}              # name -> OrtValue (kept alive here)
+        self._files_in_memory = {}           # file name -> buffer (kept alive here)
+
+    def add_free_dimension_override_by_name(self, dim_name, dim_value):
+        """Fixes every graph input dimension whose symbol is dim_name
+        ('batch') to dim_value at session creation."""
+        dim_name = _check_str("dim_name", dim_name)
+        self._free_dimension_overrides.append((False, dim_name, _check_dim("dim_value", dim_value)))
+
+    def add_free_dimension_override_by_denotation(self, dim_denotation, dim_value):
+        """Fixes every graph input dimension with this denotation
+        ('DATA_BATCH') to dim_value at session creation."""
+        dim_denotation = _check_str("dim_denotation", dim_denotation)
+        self._free_dimension_overrides.append((True, dim_denotation, _check_dim("dim_value", dim_value)))
+
+    def add_initializer(self, name, ortvalue):
+        """Replaces the model's initializer `name` by an OrtValue (CPU tensor
+        of the same type and shape). The session reads its memory in place:
+        the OrtValue (and its numpy array) are kept alive by these options."""
+        name = _check_str("name", name)
+        if not isinstance(ortvalue, OrtValue) and not isinstance(ortvalue, _C.OrtValue):
+            raise Fail("The provided Python object must be an OrtValue")
+        if not _unwrap(ortvalue).is_tensor():
+            raise InvalidArgument(f"initializer '{name}': the OrtValue must hold a tensor")
+        self._initializers[name] = ortvalue
+
+    def add_external_initializers(self, names, ortvalues):
+        """add_initializer for each (name, OrtValue) pair."""
+        names, ortvalues = list(names), list(ortvalues)
+        if len(names) != len(ortvalues):
+            raise InvalidArgument(f"add_external_initializers: {len(names)} names but {len(ortvalues)} values")
+        for n, v in zip(names, ortvalues):
+            self.add_initializer(n, v)
+
+    def add_external_initializers_from_files_in_memory(self, file_names, buffer_array, file_lengths):
+        """Supplies the files a model's external data names (location) from
+        memory: buffer_array[i] (bytes, bytearray, a numpy array, anything
+        with the buffer protocol) holds file_lengths[i] bytes of the file
+        file_names[i]. The session reads the initializers from these buffers
+        instead of the disk, without copying aligned ones."""
+        file_names, buffers, lengths = list(file_names), list(buffer_array), list(file_lengths)
+        if not len(file_names) == len(buffers) == len(lengths):
+            raise InvalidArgument("add_external_initializers_from_files_in_memory: file_names, buffer_array and "
+                                  "file_lengths must be the same length")
+        for name, buf, length in zip(file_names, buffers, lengths):
+            name = _check_str("file name", name)
+            view = memoryview(buf).cast("B")
+            length = _check_int("file length", int(length))
+            if length < 0 or length > view.nbytes:
+                raise InvalidArgument(f"file '{name}': length {length} but the buffer holds {view.nbytes} bytes")
+            self._files_in_memory[name] = view[:length]
 
     def add_session_config_entry(self, key, value):
         """Stores a session configuration entry. Tessera reads
@@ -391,7 +516,33 @@ def _normalize_providers(providers, provider_options):
         if o:
             _warnings.warn(f"provider options for {n} are ignored: Tessera's providers take no options "
                            f"(got {sorted(o)})", RuntimeWarning, stacklevel=3)
-    return names, options
+    return _usable_providers(names, options)
+
+
+def _usable_providers(names, options):
+    """Drops what onnxruntime drops: a duplicate (warned), and a known
+    provider that is not built in or has no device here (warned, skipped).
+    A name no provider has raises 'Unknown Provider Type' (RuntimeException),
+    which InferenceSession answers as onnxruntime does, by falling back to
+    the CPU provider."""
+    available = get_available_providers()
+    known = set(_ALL_PROVIDERS) | set(_ORT_NAMES)
+    kept, kept_options, seen = [], [], set()
+    for n, o in zip(names, options):
+        canonical = _C.canonical_provider_name(n)
+        if canonical in seen:
+            _warnings.warn(f"Duplicate provider '{n}' encountered, ignoring.", stacklevel=4)
+            continue
+        if _ort_name(canonical) not in available:
+            _warnings.warn(f"Specified provider '{n}' is not in available provider names."
+                           f"Available providers: '{', '.join(available)}'", stacklevel=4)
+            if _ort_name(canonical) not in known and canonical not in known:
+                raise RuntimeException(f"Unknown Provider Type: {n}")
+            continue
+        seen.add(canonical)
+        kept.append(n)
+        kept_options.append(o)
+    return kept, kept_options
 
 
 class InferenceSession:
@@ -404,8 +555,12 @@ class InferenceSession:
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
         for k in kwargs:
-            if k != "disabled_optimizers":
+            if k not in ("disabled_optimizers", "read_config_from_model"):
                 raise TypeError(f"InferenceSession() got an unexpected keyword argument '{k}'")
+        if "read_config_from_model" in kwargs:
+            read_config = int(kwargs["read_config_from_model"]) == 1
+        else:
+            read_config = _os.environ.get("ORT_LOAD_CONFIG_FROM_MODEL") == "1"
         disabled = kwargs.get("disabled_optimizers") or []
         if isinstance(disabled, str) or not all(isinstance(d, str) for d in disabled):
             raise TypeError("disabled_optimizers must be a list of pass names (str)")
@@ -434,9 +589,51 @@ class InferenceSession:
         config.optimized_model_filepath = opts.optimized_model_filepath
         config.winograd_convolutions = opts._winograd_convolutions()
         config.max_isa = opts._config.get(_MAX_ISA_KEY, "")
-        names, options = _normalize_providers(providers, provider_options)
+        config.inter_op_num_threads = opts.inter_op_num_threads
+        config.enable_cpu_mem_arena = opts.enable_cpu_mem_arena
+        config.free_dimension_overrides = list(opts._free_dimension_overrides)
+        config.initializers = [(name, _unwrap(v)) for name, v in opts._initializers.items()]
+        config.read_config_from_model = read_config
+        external = opts._config.get(_EXTERNAL_INITIALIZERS_FILE_KEY, "")
+        if external:
+            if _os.path.isabs(external) or _os.sep in external or (_os.altsep and _os.altsep in external):
+                raise InvalidArgument(f"{_EXTERNAL_INITIALIZERS_FILE_KEY} must be a file name next to the optimized "
+                                      f"model, got '{external}'")
+            config.optimized_model_external_file = external
+            min_size = opts._config.get(_EXTERNAL_INITIALIZERS_MIN_SIZE_KEY, "1024")
+            try:
+                config.optimized_model_external_min_bytes = int(min_size)
+            except ValueError:
+                raise InvalidArgument(f"{_EXTERNAL_INITIALIZERS_MIN_SIZE_KEY} must be an integer, "
+                                      f"got '{min_size}'") from None
+        self._in_memory_files = dict(opts._files_in_memory)
+        config.files_in_memory = list(self._in_memory_files.items())
+        self._config = config
+        try:
+            names, options = _normalize_providers(providers, provider_options)
+        except RuntimeException as e:
+            # onnxruntime answers a provider it cannot create by retrying once
+            # with the CPU provider, and says so on stdout.
+            if "Unknown Provider Type" not in str(e):
+                raise
+            print("*************** EP Error ***************")
+            print(f"EP Error {e} when using {providers}")
+            print("Falling back to ['CPUExecutionProvider'] and retrying.")
+            print("****************************************")
+            names, options = ["CPUExecutionProvider"], [{}]
         self._sess = _C.Session(source, config, names)
         self._provider_options = options
+        from_model = self._sess.config_from_model()
+        if from_model:
+            # get_session_options() reports what the session runs with.
+            applied = SessionOptions()
+            applied.__dict__.update(opts.__dict__)
+            applied._config = dict(opts._config)
+            for key, value in from_model.items():
+                if key == "enable_profiling":
+                    value = bool(value)
+                setattr(applied, key, value)
+            self._sess_options = applied
         self._refresh_metadata()
 
     def _refresh_metadata(self):
@@ -514,13 +711,28 @@ class InferenceSession:
             raise TypeError("output_names must be a list of names (or None), not a str")
         if output_names is not None and len(output_names) == 0:
             output_names = None
-        return self._sess.run(output_names, input_feed)
+        feed = {}
+        for name, value in input_feed.items():
+            if isinstance(value, OrtValue):
+                if value.is_sparse_tensor():
+                    raise NotImplemented(f"input '{name}': Tessera's runtime takes dense tensors; sparse tensor "
+                                         "inputs are not supported")
+                value = value._ortvalue
+            feed[name] = value
+        return self._sess.run(output_names, feed)
 
     # ------------------------------------------------------------ providers
 
     def set_providers(self, providers=None, provider_options=None):
         """Re-creates the session with new providers (None = the defaults)."""
-        names, options = _normalize_providers(providers, provider_options)
+        try:
+            names, options = _normalize_providers(providers, provider_options)
+        except RuntimeException as e:
+            if "Unknown Provider Type" not in str(e):
+                raise
+            print(f"EP Error {e} when using {providers}")
+            print("Falling back to ['CPUExecutionProvider'] and retrying.")
+            names, options = ["CPUExecutionProvider"], [{}]
         self._sess.reset_providers(names)
         self._provider_options = options
 
@@ -540,8 +752,94 @@ class InferenceSession:
         return self._sess.end_profiling()
 
     def get_profiling_start_time_ns(self):
-        """Not tracked by Tessera: always 0."""
-        return 0
+        """When profiling started (the trace's time 0), in nanoseconds since
+        the Unix epoch (time.time_ns()'s clock); 0 when profiling is off."""
+        return self._sess.profiling_start_time_ns()
+
+    def get_input_memory_infos(self):
+        """Where each input must be (one OrtMemoryInfo per get_inputs()
+        entry): host memory, whatever the providers (they copy)."""
+        return [_cpu_memory_info() for _ in self._inputs]
+
+    def get_output_memory_infos(self):
+        """Where each output is produced: host memory."""
+        return [_cpu_memory_info() for _ in self._outputs]
+
+    # ------------------------------------------------------ OrtValue runs
+
+    def _check_run_options(self, run_options):
+        if run_options is not None:
+            if not isinstance(run_options, RunOptions):
+                raise TypeError(f"run_options must be a RunOptions, got {type(run_options).__name__}")
+            if run_options.terminate:
+                raise RuntimeException("Exiting due to terminate flag being set to true.")
+
+    def _run_ort_values(self, output_names, feeds, run_options, bound=None):
+        self._check_run_options(run_options)
+        c_feeds = {}
+        for name, value in feeds.items():
+            value = _unwrap(value)
+            if hasattr(value, "is_sparse_tensor") and value.is_sparse_tensor():
+                raise NotImplemented(f"input '{name}': Tessera's runtime takes dense tensors; sparse tensor "
+                                     "inputs are not supported")
+            c_feeds[name] = value
+        if isinstance(output_names, str):
+            raise TypeError("output_names must be a list of names (or None), not a str")
+        return self._sess.run_with_ort_values(list(output_names) if output_names else None, c_feeds, bound or {})
+
+    def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
+        """Runs with OrtValue feeds ({name: OrtValue}); returns a list of
+        OrtValues, whose memory numpy() then views without a copy."""
+        if not isinstance(input_dict_ort_values, dict):
+            raise TypeError("input_dict_ort_values must be a dict of name -> OrtValue")
+        return [OrtValue(v) for v in self._run_ort_values(output_names, input_dict_ort_values, run_options)]
+
+    def run_with_ortvaluevector(self, run_options, feed_names, feeds, fetch_names, fetches, fetch_devices):
+        """Runs with parallel lists of names and OrtValues; the results are
+        appended to `fetches` (an OrtValueVector)."""
+        if len(feed_names) != len(feeds):
+            raise ValueError("feed_names and feeds must be the same length")
+        results = self._run_ort_values(fetch_names, dict(zip(feed_names, feeds)), run_options)
+        del fetches[:]
+        for r in results:
+            fetches.append(r)
+
+    def io_binding(self):
+        """An IOBinding for this session (see IOBinding)."""
+        return IOBinding(self)
+
+    def run_with_iobinding(self, iobinding, run_options=None):
+        """Runs with the inputs and outputs bound in `iobinding`; read the
+        results with iobinding.get_outputs() or copy_outputs_to_cpu()."""
+        if not isinstance(iobinding, IOBinding):
+            raise TypeError(f"iobinding must be an IOBinding, got {type(iobinding).__name__}")
+        if iobinding._session is not self:
+            raise InvalidArgument("the IOBinding belongs to another session")
+        iobinding._run(run_options)
+
+    def run_async(self, output_names, input_feed, callback, user_data, run_options=None):
+        """Runs on another thread and returns at once; when the run ends,
+        callback(results, user_data, err) is called from that thread:
+        results as run() returns them and err '' on success, or results
+        None and err the error's message."""
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+        if not isinstance(input_feed, dict):
+            raise TypeError(f"input_feed must be a dict of name -> value, got {type(input_feed).__name__}")
+        missing = [i.name for i in self._inputs if i.name not in input_feed and not i.type.startswith("optional")]
+        if missing:
+            raise ValueError(f"Required inputs ({missing}) are missing from input feed ({list(input_feed)}).")
+        import threading
+
+        def work():
+            try:
+                results = self.run(output_names, input_feed, run_options)
+            except Exception as e:  # the callback gets every failure as a message
+                callback(None, user_data, str(e))
+                return
+            callback(results, user_data, "")
+
+        threading.Thread(target=work, name="tessera.run_async", daemon=True).start()
 
     def __repr__(self):
         src = self._model_path if self._model_path is not None else f"<{len(self._model_bytes)} bytes>"

@@ -93,6 +93,25 @@ TEST(ModelLoader, ExternalDataNeedsAFolder) {
   EXPECT_NE(st.message().find("loaded from bytes"), std::string::npos) << st.message();
 }
 
+TEST(ModelLoader, ReadsExternalDataFromFilesInMemory) {
+  // The fixture's data file, supplied from memory: a model given as bytes
+  // then loads, and a 64-byte aligned buffer is used in place.
+  std::string bytes = ReadFileToString(Fixture("external_ok/model.onnx"));
+  auto file = MappedFile::Open(Fixture("external_ok/weights.bin"));
+  InMemoryFiles files;
+  files["weights.bin"] = InMemoryFile{file->data(), file->size(), file};
+  Model m = LoadModelFromBytes(bytes.data(), bytes.size(), "", {}, files);
+  const Tensor& w = m.graph->initializers.at("w");
+  ASSERT_EQ(w.shape(), (Shape{2, 3}));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(w.data<float>()[i], static_cast<float>(i));
+  const auto* at = static_cast<const unsigned char*>(w.raw_data());
+  EXPECT_TRUE(at >= file->data() && at + w.nbytes() <= file->data() + file->size()) << "copied, not borrowed";
+  // Too short a buffer is refused like too short a file.
+  files["weights.bin"].size = 8;
+  Status st = CatchStatus([&] { LoadModelFromBytes(bytes.data(), bytes.size(), "", {}, files); });
+  EXPECT_NE(st.message().find("beyond the end"), std::string::npos) << st.message();
+}
+
 TEST(ModelLoader, DensifiesSparseInitializers) {
   Model m = LoadModelFromFile(Fixture("sparse_initializer/model.onnx"));
   const Tensor& sp = m.graph->initializers.at("sp");

@@ -215,9 +215,10 @@ namespace {
 // from_mapping: `data` is a private mapping of the model file, owned by the
 // caller and unused after loading.
 Model LoadModel(const void* data, size_t size, const std::string& base_dir, const LoadLimits& limits,
-                bool from_mapping) {
+                bool from_mapping, const InMemoryFiles& files) {
   return [&] {
     LoadContext ctx;
+    ctx.in_memory_files = files.empty() ? nullptr : &files;
     ctx.drop_payload_pages = from_mapping;
     ctx.base_dir = base_dir;
     ctx.limits = limits;
@@ -273,16 +274,17 @@ Model LoadModel(const void* data, size_t size, const std::string& base_dir, cons
 
 }  // namespace
 
-Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_dir, const LoadLimits& limits) {
-  return LoadModel(data, size, base_dir, limits, false);
+Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_dir, const LoadLimits& limits,
+                         const InMemoryFiles& files) {
+  return LoadModel(data, size, base_dir, limits, false, files);
 }
 
-Model LoadModelFromFile(const std::string& path, const LoadLimits& limits) {
+Model LoadModelFromFile(const std::string& path, const LoadLimits& limits, const InMemoryFiles& files) {
   auto file = MappedFile::Open(path);
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
   try {
-    Model m = LoadModel(file->data(), file->size(), dir, limits, true);
+    Model m = LoadModel(file->data(), file->size(), dir, limits, true, files);
     m.path = path;
     return m;
   } catch (const Error& e) {

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "tessera/ir/graph.h"
 #include "tessera/ir/value.h"
@@ -18,12 +20,25 @@ struct LoadLimits {
   int64_t max_nodes = 10'000'000;                      // all graphs together
 };
 
-// Loads a model file. External data is resolved against the file's folder.
-Model LoadModelFromFile(const std::string& path, const LoadLimits& limits = {});
+// A file that a model's external data names, held in the caller's memory
+// (ORT's AddExternalInitializersFromFilesInMemory); keepalive pins it for
+// as long as tensors borrow from it.
+struct InMemoryFile {
+  const unsigned char* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> keepalive;
+};
+// By external-data location, exactly as the model spells it.
+using InMemoryFiles = std::unordered_map<std::string, InMemoryFile>;
+
+// Loads a model file. External data is resolved against the file's folder;
+// a location found in `files` is read from that memory instead of the disk.
+Model LoadModelFromFile(const std::string& path, const LoadLimits& limits = {}, const InMemoryFiles& files = {});
 // Loads a serialized model. External data (if any) is resolved against base_dir;
-// with an empty base_dir a model that uses external data is refused.
+// with an empty base_dir a model that uses external data is refused, unless
+// every location it names is in `files`.
 Model LoadModelFromBytes(const void* data, size_t size, const std::string& base_dir = "",
-                         const LoadLimits& limits = {});
+                         const LoadLimits& limits = {}, const InMemoryFiles& files = {});
 
 // Reads a serialized TensorProto / SequenceProto / OptionalProto / MapProto
 // file (the ONNX test-data layout). `expected` says which one to parse.

@@ -21,7 +21,8 @@ using RawPayloads = std::unordered_map<const wire::Tensor*, RawPayload>;
 // Where a model's tensors come from: the folder for external data, the limits,
 // and a running total of initializer bytes.
 struct LoadContext {
-  std::string base_dir;  // "" = external data not allowed
+  std::string base_dir;  // "" = external data not allowed (except from in_memory_files)
+  const InMemoryFiles* in_memory_files = nullptr;  // consulted before the disk
   LoadLimits limits;
   int64_t total_initializer_bytes = 0;
   int64_t total_nodes = 0;

@@ -100,19 +100,36 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
         (kv.key() == "offset" ? offset : length) = v;
       }
     }
-    std::string path = ResolveExternalPath(ctx ? ctx->base_dir : "", location, what);
-    auto file = MappedFile::Open(path);
-    if (length < 0) length = static_cast<int64_t>(file->size()) - offset;
-    if (offset > static_cast<int64_t>(file->size()) || CheckedAdd(offset, length, what.c_str()) > static_cast<int64_t>(file->size()))
+    // The caller's in-memory copy of the file, else the file on disk.
+    const unsigned char* file_data = nullptr;
+    size_t file_size = 0;
+    std::shared_ptr<const void> file_owner;
+    const InMemoryFile* in_memory = nullptr;
+    if (ctx && ctx->in_memory_files) {
+      auto it = ctx->in_memory_files->find(location);
+      if (it != ctx->in_memory_files->end()) in_memory = &it->second;
+    }
+    if (in_memory) {
+      file_data = in_memory->data;
+      file_size = in_memory->size;
+      file_owner = in_memory->keepalive ? in_memory->keepalive : std::make_shared<int>(0);
+    } else {
+      auto file = MappedFile::Open(ResolveExternalPath(ctx ? ctx->base_dir : "", location, what));
+      file_data = file->data();
+      file_size = file->size();
+      file_owner = file;
+    }
+    if (length < 0) length = static_cast<int64_t>(file_size) - offset;
+    if (offset > static_cast<int64_t>(file_size) || CheckedAdd(offset, length, what.c_str()) > static_cast<int64_t>(file_size))
       TS_THROW(kInvalidModel, what, ": external data range [", offset, ", ", offset + length, ") lies beyond the end of '",
-               location, "' (", file->size(), " bytes)");
+               location, "' (", file_size, " bytes)");
     if (length != bytes)
       TS_THROW(kInvalidModel, what, ": external data holds ", length, " bytes but shape ", ShapeToString(shape), " of ",
                DataTypeName(dt), " needs ", bytes);
     if (ctx) ctx->total_initializer_bytes += bytes;
-    const unsigned char* src = file->data() + offset;
-    if (offset % 64 == 0) {
-      auto buf = TensorBuffer::Borrow(const_cast<unsigned char*>(src), static_cast<size_t>(bytes), file);
+    const unsigned char* src = file_data + offset;
+    if (reinterpret_cast<uintptr_t>(src) % 64 == 0) {
+      auto buf = TensorBuffer::Borrow(const_cast<unsigned char*>(src), static_cast<size_t>(bytes), file_owner);
       return Tensor(dt, shape, buf);
     }
     Tensor out(dt, shape);

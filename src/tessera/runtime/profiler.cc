@@ -13,7 +13,11 @@
 
 namespace tessera {
 
-Profiler::Profiler() : origin_(std::chrono::steady_clock::now()) {}
+Profiler::Profiler()
+    : origin_(std::chrono::steady_clock::now()),
+      start_time_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count()) {}
 
 int64_t Profiler::NowMicros() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - origin_).count();

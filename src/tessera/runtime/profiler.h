@@ -24,6 +24,8 @@ class Profiler {
  public:
   Profiler();
   int64_t NowMicros() const;
+  // When the trace starts (its time 0), in nanoseconds since the Unix epoch.
+  int64_t StartTimeNs() const { return start_time_ns_; }
   void Record(TraceEvent event);
   // Writes the trace to `prefix_<timestamp>.json` and returns the path.
   std::string WriteTrace(const std::string& prefix) const;
@@ -34,6 +36,7 @@ class Profiler {
 
  private:
   std::chrono::steady_clock::time_point origin_;
+  int64_t start_time_ns_ = 0;
   mutable std::mutex mu_;
   std::vector<TraceEvent> events_;
 };

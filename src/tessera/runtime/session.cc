@@ -24,6 +24,7 @@ Session::Session(Model model, const SessionOptions& options, ProviderList provid
       logger_(options.log_id, options.log_severity_level),
       profiler_(std::move(profiler)) {
   if (options_.enable_profiling && !profiler_) profiler_ = std::make_shared<Profiler>();
+  if (profiler_) profiling_start_ns_ = profiler_->StartTimeNs();
   ScopedPhase whole(profiler_.get(), "session_initialization");
   if (providers_.empty()) TS_THROW(kInvalidArgument, "a session needs at least one execution provider");
   if (!model_.graph) TS_THROW(kInvalidModel, "model '", model_.DisplayName(), "' has no graph");
@@ -182,11 +183,23 @@ void Session::Optimize() {
   }
   if (!options_.optimized_model_filepath.empty()) {
     const std::string& path = options_.optimized_model_filepath;
-    std::string bytes = SerializeModel(model_);
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) TS_THROW(kIoError, "cannot write the optimized model to '", path, "'");
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f) TS_THROW(kIoError, "failed writing the optimized model to '", path, "'");
+    const std::string& external = options_.optimized_model_external_file;
+    std::string data;
+    std::string bytes = external.empty() ? SerializeModel(model_)
+                                         : SerializeModelWithExternalData(model_, external, &data,
+                                                                          options_.optimized_model_external_min_bytes);
+    auto write = [](const std::string& file, const std::string& content, const char* what) {
+      std::ofstream f(file, std::ios::binary | std::ios::trunc);
+      if (!f) TS_THROW(kIoError, "cannot write the ", what, " to '", file, "'");
+      f.write(content.data(), static_cast<std::streamsize>(content.size()));
+      if (!f) TS_THROW(kIoError, "failed writing the ", what, " to '", file, "'");
+    };
+    write(path, bytes, "optimized model");
+    if (!external.empty()) {
+      size_t slash = path.rfind('/');
+      write(slash == std::string::npos ? external : path.substr(0, slash + 1) + external, data,
+            "optimized model's external initializers");
+    }
   }
 }
 

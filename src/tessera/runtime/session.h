@@ -80,6 +80,8 @@ class Session {
   // Writes the Chrome trace (profile_file_prefix_<time>.json), stops
   // profiling and returns the file's path; "" when profiling was off.
   std::string EndProfiling();
+  // When profiling started (ns since the Unix epoch); 0 when it was off.
+  int64_t ProfilingStartTimeNs() const { return profiling_start_ns_; }
 
  private:
   void ValidateFeed(const ValueInfo& declared, const Value& value) const;
@@ -92,6 +94,7 @@ class Session {
   Logger logger_;
   std::unique_ptr<ThreadPool> pool_;
   std::shared_ptr<Profiler> profiler_;  // null when profiling is off
+  int64_t profiling_start_ns_ = 0;
   std::unique_ptr<CompiledGraph> graph_;
   std::vector<ValueInfo> inputs_;
   std::vector<ValueInfo> outputs_;

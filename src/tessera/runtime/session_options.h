@@ -53,6 +53,11 @@ struct SessionOptions {
   // When set, the optimized model is written there (ONNX; fused nodes in the
   // ai.tessera domain) and can be loaded and run like any other model.
   std::string optimized_model_filepath;
+  // When set (a file name), the optimized model's initializers of at least
+  // optimized_model_external_min_bytes go to that file next to it, as
+  // external data (ORT's optimized_model_external_initializers_* entries).
+  std::string optimized_model_external_file;
+  size_t optimized_model_external_min_bytes = 1024;
   // 3x3 stride-1 convolutions on the oneDNN EP may use Winograd's algorithm
   // when oneDNN has a kernel for it on this machine (AVX-512): fewer
   // multiplies, other rounding. On the bench models the error against

@@ -115,6 +115,36 @@ TEST(MlTest, TreeClassifierBinarySingleClassVotes) {
       .Run();
 }
 
+TEST(MlTest, TreeClassifierBinaryWithOneBaseValue) {
+  // LightGBM's binary form: votes for class 0 only, one base value (0.5):
+  // s = -1 + 0.5 or 2 + 0.5; scores [sigmoid(-s), sigmoid(s)] (ORT agrees).
+  float a = 1.0f / (1.0f + std::exp(-0.5f)), b = 1.0f / (1.0f + std::exp(-2.5f));
+  auto test = [](std::vector<float> base) {
+    OpTest t("TreeEnsembleClassifier", 3, kMl);
+    t.Attr("classlabels_int64s", I{0, 1})
+        .Attr("post_transform", S("LOGISTIC"))
+        .Attr("base_values", F(base))
+        .Attr("nodes_treeids", I{0, 0, 0})
+        .Attr("nodes_nodeids", I{0, 1, 2})
+        .Attr("nodes_featureids", I{0, 0, 0})
+        .Attr("nodes_modes", Strs{"BRANCH_LT", "LEAF", "LEAF"})
+        .Attr("nodes_values", F{0, 0, 0})
+        .Attr("nodes_truenodeids", I{1, 0, 0})
+        .Attr("nodes_falsenodeids", I{2, 0, 0})
+        .Attr("class_treeids", I{0, 0})
+        .Attr("class_nodeids", I{1, 2})
+        .Attr("class_ids", I{0, 0})
+        .Attr("class_weights", F{-1.0f, 2.0f})
+        .Input("x", T_<float>({-1, 1}, {2, 1}));
+    return t;
+  };
+  test({0.5f})
+      .Output("y", T_<int64_t>({0, 1}, {2}))
+      .Output("z", T_<float>({a, 1 - a, 1 - b, b}, {2, 2}))
+      .Run();
+  test({0.5f, 0.1f, 0.2f}).Output("y", T_<int64_t>({0, 1}, {2})).ExpectFailure("base_values has 3 entries");
+}
+
 TEST(MlTest, TreeClassifierLogisticBinary) {
   // s = -1 (x < 0) or 2; scores [sigmoid(-s), sigmoid(s)].
   float a = 1.0f / (1.0f + std::exp(-1.0f)), b = 1.0f / (1.0f + std::exp(-2.0f));

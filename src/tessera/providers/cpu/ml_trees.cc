@@ -400,8 +400,13 @@ class TreeEnsembleClassifier final : public OpKernel {
     m_.aggregate = kSum;
     post_ = ParsePostTransform(info.attr_string("post_transform", "NONE"), info);
     base_ = FloatsOrTensor(info, "base_values");
+    // The binary form converters write (LightGBM's, XGBoost's: trees voting
+    // for class 0, two labels) may carry one base value: it is class 0's, as
+    // onnxruntime reads it; class 1 starts at 0.
+    if (base_.size() == 1 && labels_.size() == 2) base_.push_back(0.0);
     if (!base_.empty() && static_cast<int64_t>(base_.size()) != labels_.size())
-      info.Fail("base_values has ", base_.size(), " entries, expected one per class (", labels_.size(), ")");
+      info.Fail("base_values has ", base_.size(), " entries, expected one per class (", labels_.size(),
+                "), or one for a binary classifier");
     std::set<int64_t> voted(m_.vote_target.begin(), m_.vote_target.end());
     if (labels_.size() == 2 && voted.size() == 1) binary_class_ = *voted.begin();
   }
