@@ -16,7 +16,7 @@ namespace {
 void AppendProvider(OrtSessionOptions& o, const std::string& name, const OrtKeyValuePairs* options,
                     const char* entry) {
   std::string canonical = CanonicalProviderName(name);
-  MakeProviders({canonical});
+  MakeProviders({name});  // its error names the provider as the client spelled it
   if (options && !options->entries.empty()) {
     Logger logger(o.options.log_id, o.options.log_severity_level);
     for (const auto& [k, v] : options->entries)
