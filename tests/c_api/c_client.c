@@ -339,6 +339,77 @@ static void TestInspectAndOptions(OrtEnv* env, const char* scratch) {
   g_ort->ReleaseSession(session);
 }
 
+/* ------------------------------------------- initializers from the client */
+
+static void RunAdd(OrtSession* session, const float* expected) {
+  float x[4] = {10, 20, 30, 40};
+  const int64_t dims[1] = {4};
+  OrtMemoryInfo* cpu = NULL;
+  ORT_OK_(g_ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
+  OrtValue *in = NULL, *out = NULL;
+  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, x, sizeof x, dims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &in));
+  const char* in_names[] = {"x"};
+  const char* out_names[] = {"y"};
+  ORT_OK_(g_ort->Run(session, NULL, in_names, (const OrtValue* const*)&in, 1, out_names, 1, &out));
+  const float* y = NULL;
+  ORT_OK_(g_ort->GetTensorData(out, (const void**)&y));
+  for (int i = 0; i < 4; ++i) CHECK(y[i] == expected[i]);
+  g_ort->ReleaseValue(in);
+  g_ort->ReleaseValue(out);
+  g_ort->ReleaseMemoryInfo(cpu);
+}
+
+static void TestInitializers(OrtEnv* env) {
+  OrtMemoryInfo* cpu = NULL;
+  ORT_OK_(g_ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
+  const int64_t dims[1] = {4};
+
+  ModelBytes inline_model = AddModel(0);
+  OrtSession* session = SessionFromBytes(env, &inline_model, NULL);
+  const float plain[4] = {11, 22, 33, 44};
+  RunAdd(session, plain);
+  g_ort->ReleaseSession(session);
+
+  /* AddInitializer / AddExternalInitializers replace w. */
+  float w2[4] = {100, 200, 300, 400};
+  OrtValue* w2_value = NULL;
+  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, w2, sizeof w2, dims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &w2_value));
+  OrtSessionOptions* options = NULL;
+  ORT_OK_(g_ort->CreateSessionOptions(&options));
+  const char* names[1] = {"w"};
+  ORT_OK_(g_ort->AddExternalInitializers(options, names, (const OrtValue* const*)&w2_value, 1));
+  session = SessionFromBytes(env, &inline_model, options);
+  const float replaced[4] = {110, 220, 330, 440};
+  RunAdd(session, replaced);
+  g_ort->ReleaseSession(session);
+  g_ort->ReleaseSessionOptions(options);
+  ORT_OK_(g_ort->CreateSessionOptions(&options));
+  ORT_OK_(g_ort->AddInitializer(options, "no_such_initializer", w2_value));
+  OrtSession* refused = NULL;
+  EXPECT_ERROR(g_ort->CreateSessionFromArray(env, inline_model.data, inline_model.size, options, &refused),
+               ORT_INVALID_ARGUMENT, "no_such_initializer");
+  g_ort->ReleaseSessionOptions(options);
+  g_ort->ReleaseValue(w2_value);
+  FreeModel(&inline_model);
+
+  /* External data from a file in memory. */
+  ModelBytes external_model = AddModel(1);
+  EXPECT_ERROR(g_ort->CreateSessionFromArray(env, external_model.data, external_model.size, NULL, &refused),
+               ORT_INVALID_GRAPH, "weights.bin");
+  float file[4] = {1, 2, 3, 4};
+  char* buffers[1] = {(char*)file};
+  const size_t lengths[1] = {sizeof file};
+  const char* file_names[1] = {"weights.bin"};
+  ORT_OK_(g_ort->CreateSessionOptions(&options));
+  ORT_OK_(g_ort->AddExternalInitializersFromFilesInMemory(options, file_names, buffers, lengths, 1));
+  session = SessionFromBytes(env, &external_model, options);
+  RunAdd(session, plain);
+  g_ort->ReleaseSession(session);
+  g_ort->ReleaseSessionOptions(options);
+  FreeModel(&external_model);
+  g_ort->ReleaseMemoryInfo(cpu);
+}
+
 /* ------------------------------------------------- sequences and maps */
 
 static void TestSequencesAndMaps(void) {
@@ -449,6 +520,7 @@ int main(int argc, char** argv) {
   TestStrings(env);
   TestInspectAndOptions(env, argv[2]);
   TestSequencesAndMaps();
+  TestInitializers(env);
   TestDefaultModel(env, argv[1]);
   RunErrorTests(env, argv[1]);
   RunConcurrencyTest(env, argv[1]);

@@ -91,6 +91,45 @@ ModelBytes OneNodeModel(const char* op_type, int elem_type, const int64_t* dims,
   return model;
 }
 
+ModelBytes AddModel(int external) {
+  const int64_t dims[1] = {4};
+  const float w[4] = {1, 2, 3, 4};
+  ModelBytes node = Empty(), graph = Empty(), init = Empty(), opset_id = Empty(), model = Empty();
+  StringField(&node, 1, "x");
+  StringField(&node, 1, "w");
+  StringField(&node, 2, "y");
+  StringField(&node, 4, "Add");
+  MessageField(&graph, 1, &node);
+  StringField(&graph, 2, "add_graph");
+  IntField(&init, 1, 4);  /* dims */
+  IntField(&init, 2, 1);  /* float */
+  StringField(&init, 8, "w");
+  if (external) {
+    const char* keys[3] = {"location", "offset", "length"};
+    const char* values[3] = {"weights.bin", "0", "16"};
+    for (int i = 0; i < 3; ++i) {
+      ModelBytes kv = Empty();
+      StringField(&kv, 1, keys[i]);
+      StringField(&kv, 2, values[i]);
+      MessageField(&init, 13, &kv);
+    }
+    IntField(&init, 14, 1); /* data_location = EXTERNAL */
+  } else {
+    BytesField(&init, 9, w, sizeof w);
+  }
+  MessageField(&graph, 5, &init);
+  ModelBytes in = TensorValueInfo("x", 1, dims, 1);
+  MessageField(&graph, 11, &in);
+  ModelBytes out = TensorValueInfo("y", 1, dims, 1);
+  MessageField(&graph, 12, &out);
+  IntField(&model, 1, 10);
+  MessageField(&model, 7, &graph);
+  StringField(&opset_id, 1, "");
+  IntField(&opset_id, 2, 21);
+  MessageField(&model, 8, &opset_id);
+  return model;
+}
+
 void FreeModel(ModelBytes* m) {
   free(m->data);
   m->data = NULL;

@@ -18,6 +18,10 @@ typedef struct {
  * entry is the symbolic dimension "batch"). Producer "c_api_test", graph
  * "g", one metadata entry author=tessera. Free with FreeModel. */
 ModelBytes OneNodeModel(const char* op_type, int elem_type, const int64_t* dims, size_t rank, int64_t opset);
+/* "Add(x, w) -> y" over float[4]; the initializer w = {1, 2, 3, 4} is
+ * stored inline, or (external != 0) as external data at offset 0 of the
+ * file "weights.bin", which the caller supplies. */
+ModelBytes AddModel(int external);
 void FreeModel(ModelBytes* m);
 
 #endif

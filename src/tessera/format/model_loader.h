@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "tessera/ir/graph.h"
@@ -16,6 +17,11 @@ struct LoadLimits {
   int64_t max_total_initializer_bytes = int64_t{64} << 30;
   int max_graph_nesting = 32;                          // If/Loop/Scan bodies inside bodies
   int64_t max_nodes = 10'000'000;                      // all graphs together
+  // External-data files the caller holds in memory (ORT's
+  // AddExternalInitializersFromFilesInMemory), by location as the model
+  // writes it; consulted before the model's folder. Tensors are copied out,
+  // so the memory need only outlive loading.
+  std::map<std::string, std::pair<const void*, size_t>> external_files_in_memory;
 };
 
 // Loads a model file. External data is resolved against the file's folder.

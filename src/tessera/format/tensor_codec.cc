@@ -82,7 +82,8 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
     if (d < 0) TS_THROW(kInvalidModel, what, ": negative dimension ", d, " in ", ShapeToString(shape));
   int64_t n = CheckedElementCount(shape, what.c_str());
   int64_t bytes = StorageBytes(dt, n);
-  LoadLimits limits = ctx ? ctx->limits : LoadLimits{};
+  static const LoadLimits kDefaultLimits;
+  const LoadLimits& limits = ctx ? ctx->limits : kDefaultLimits;
   if (bytes > limits.max_tensor_bytes)
     TS_THROW(kResourceExhausted, what, ": ", bytes, " bytes exceeds the limit of ", limits.max_tensor_bytes);
 
@@ -99,6 +100,20 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
           TS_THROW(kInvalidModel, what, ": bad external data ", kv.key(), " '", kv.value(), "'");
         (kv.key() == "offset" ? offset : length) = v;
       }
+    }
+    auto in_memory = limits.external_files_in_memory.find(location);
+    if (in_memory != limits.external_files_in_memory.end()) {
+      const auto* base = static_cast<const unsigned char*>(in_memory->second.first);
+      auto size = static_cast<int64_t>(in_memory->second.second);
+      if (length < 0) length = size - offset;
+      if (offset > size || CheckedAdd(offset, length, what.c_str()) > size || length != bytes)
+        TS_THROW(kInvalidModel, what, ": external data [", offset, ", ", offset + length, ") of in-memory file '",
+                 location, "' (", size, " bytes) does not hold the ", bytes, " bytes shape ", ShapeToString(shape),
+                 " of ", DataTypeName(dt), " needs");
+      if (ctx) ctx->total_initializer_bytes += bytes;
+      Tensor out(dt, shape);
+      if (bytes) std::memcpy(out.raw_data(), base + offset, static_cast<size_t>(bytes));
+      return out;
     }
     std::string path = ResolveExternalPath(ctx ? ctx->base_dir : "", location, what);
     auto file = MappedFile::Open(path);

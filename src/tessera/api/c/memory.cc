@@ -150,6 +150,15 @@ OrtStatus* AllocatorGetInfo(const OrtAllocator* ort_allocator, const struct OrtM
   });
 }
 
+// The allocator's own statistics when it keeps any (OrtAllocator version
+// 23 on); none for this library's heap allocator.
+OrtStatus* AllocatorGetStats(const OrtAllocator* ort_allocator, OrtKeyValuePairs** out) noexcept {
+  if (!ort_allocator) return MakeStatus(ORT_INVALID_ARGUMENT, "AllocatorGetStats: 'ort_allocator' is NULL");
+  if (!out) return MakeStatus(ORT_INVALID_ARGUMENT, "AllocatorGetStats: 'out' is NULL");
+  if (ort_allocator->version >= 23 && ort_allocator->GetStats) return ort_allocator->GetStats(ort_allocator, out);
+  return Guard([&] { *out = new OrtKeyValuePairs; });
+}
+
 OrtStatus* CreateAllocator(const OrtSession* session, const OrtMemoryInfo* mem_info, OrtAllocator** out) noexcept {
   return Guard([&] {
     Live(session, "CreateAllocator", "session");

@@ -231,6 +231,29 @@ OrtStatus* AddExternalInitializers(OrtSessionOptions* options, const char* const
   });
 }
 
+// The model's external-data files, from memory: each buffer must stay valid
+// until the session is created (the loader copies the tensors out).
+OrtStatus* AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options,
+                                                    const ORTCHAR_T* const* external_initializer_file_names,
+                                                    char* const* external_initializer_file_buffer_array,
+                                                    const size_t* external_initializer_file_lengths,
+                                                    size_t num_external_initializer_files) noexcept {
+  const char* entry = "AddExternalInitializersFromFilesInMemory";
+  return WithOptions(options, entry, [&](OrtSessionOptions& o) {
+    if (num_external_initializer_files == 0) return;
+    NotNull(external_initializer_file_names, entry, "external_initializer_file_names");
+    NotNull(external_initializer_file_buffer_array, entry, "external_initializer_file_buffer_array");
+    NotNull(external_initializer_file_lengths, entry, "external_initializer_file_lengths");
+    for (size_t i = 0; i < num_external_initializer_files; ++i) {
+      std::string name = NotNull(external_initializer_file_names[i], entry, "external_initializer_file_names[i]");
+      const char* data = external_initializer_file_buffer_array[i];
+      size_t size = external_initializer_file_lengths[i];
+      if (size > 0 && !data) TS_THROW(kInvalidArgument, entry, ": the buffer of '", name, "' is NULL");
+      o.options.load_limits.external_files_in_memory[name] = {data, size};
+    }
+  });
+}
+
 // --------------------------------------------------------------- config
 
 OrtStatus* AddSessionConfigEntry(OrtSessionOptions* options, const char* config_key,
