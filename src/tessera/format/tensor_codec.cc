@@ -82,7 +82,8 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
     if (d < 0) TS_THROW(kInvalidModel, what, ": negative dimension ", d, " in ", ShapeToString(shape));
   int64_t n = CheckedElementCount(shape, what.c_str());
   int64_t bytes = StorageBytes(dt, n);
-  LoadLimits limits = ctx ? ctx->limits : LoadLimits{};
+  static const LoadLimits kDefaultLimits;
+  const LoadLimits& limits = ctx ? ctx->limits : kDefaultLimits;
   if (bytes > limits.max_tensor_bytes)
     TS_THROW(kResourceExhausted, what, ": ", bytes, " bytes exceeds the limit of ", limits.max_tensor_bytes);
 

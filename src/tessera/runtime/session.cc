@@ -204,12 +204,12 @@ void Session::Optimize() {
 }
 
 std::unique_ptr<Session> Session::FromFile(const std::string& path, const SessionOptions& options,
-                                           ProviderList providers) {
+                                           ProviderList providers, const InMemoryFiles& files) {
   std::shared_ptr<Profiler> profiler = options.enable_profiling ? std::make_shared<Profiler>() : nullptr;
   Model model;
   {
     ScopedPhase phase(profiler.get(), "model_load");
-    model = LoadModelFromFile(path, options.load_limits);
+    model = LoadModelFromFile(path, options.load_limits, files);
   }
   return std::make_unique<Session>(std::move(model), options, std::move(providers), std::move(profiler));
 }
@@ -222,8 +222,8 @@ std::string Session::EndProfiling() {
 }
 
 std::unique_ptr<Session> Session::FromBytes(const void* data, size_t size, const SessionOptions& options,
-                                            ProviderList providers) {
-  return std::make_unique<Session>(LoadModelFromBytes(data, size, "", options.load_limits), options,
+                                            ProviderList providers, const InMemoryFiles& files) {
+  return std::make_unique<Session>(LoadModelFromBytes(data, size, "", options.load_limits, files), options,
                                    std::move(providers));
 }
 

@@ -37,10 +37,11 @@ class Session {
   // profiler: one already recording (FromFile passes it so loading is traced).
   Session(Model model, const SessionOptions& options, ProviderList providers,
           std::shared_ptr<Profiler> profiler = nullptr);
+  // files: external-data files held in memory (format/model_loader.h).
   static std::unique_ptr<Session> FromFile(const std::string& path, const SessionOptions& options,
-                                           ProviderList providers);
+                                           ProviderList providers, const InMemoryFiles& files = {});
   static std::unique_ptr<Session> FromBytes(const void* data, size_t size, const SessionOptions& options,
-                                            ProviderList providers);
+                                            ProviderList providers, const InMemoryFiles& files = {});
 
   // Graph inputs the caller feeds (initializer-backed inputs are optional and
   // not listed) and graph outputs, with their declared types.
