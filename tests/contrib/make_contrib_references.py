@@ -231,6 +231,65 @@ def cases():
     # accuracy_level 4 lets ORT quantize A to int8: it is a floor, and
     # Tessera keeps A float, so the reference is the exact product.
     nbits_case("matmul_nbits_4bit_accuracy_level4", (4,), 16, 64, 4, 32, level=4, ref="numpy")
+    # ---- GroupQueryAttention: B, S new tokens, past P rows, Hq / Hkv heads of D ----
+    def gqa_numpy(hq, hkv):
+        """Causal GQA without rotary, window or softcap, in float64: output only."""
+        def ref(q, k, v, pk, pv, seqlens, total):
+            b_n, s_n, _ = q.shape
+            d = k.shape[2] // hkv
+            out = np.zeros(q.shape)
+            for b in range(b_n):
+                past = seqlens[b] + 1 - s_n
+                for h in range(hq):
+                    g = h // (hq // hkv)
+                    kk = np.concatenate([pk[b, g, :past], k[b, :, g * d:(g + 1) * d]]).astype(np.float64)
+                    vv = np.concatenate([pv[b, g, :past], v[b, :, g * d:(g + 1) * d]]).astype(np.float64)
+                    for i in range(s_n):
+                        sc = kk[:past + i + 1] @ q[b, i, h * d:(h + 1) * d].astype(np.float64) / math.sqrt(d)
+                        p = np.exp(sc - sc.max())
+                        out[b, i, h * d:(h + 1) * d] = (p / p.sum()) @ vv[:past + i + 1]
+            return [out.astype(np.float32)]
+        return ref
+
+    def gqa_case(name, b, s_new, past, hq, hkv, d, seqlens, total, attrs=None, rotary=False, packed=False,
+                 presents=True, reference=None):
+        feeds = {}
+        names = []
+        if packed:
+            feeds["qkv"] = r(b, s_new, (hq + 2 * hkv) * d)
+            names += ["qkv", "", ""]
+        else:
+            feeds.update({"query": r(b, s_new, hq * d), "key": r(b, s_new, hkv * d), "value": r(b, s_new, hkv * d)})
+            names += ["query", "key", "value"]
+        if past:
+            feeds.update({"past_key": r(b, hkv, past, d), "past_value": r(b, hkv, past, d)})
+            names += ["past_key", "past_value"]
+        else:
+            names += ["", ""]
+        feeds["seqlens_k"] = np.array(seqlens, np.int32)
+        feeds["total_sequence_length"] = np.array(total, np.int32)
+        names += ["seqlens_k", "total_sequence_length"]
+        attrs = dict(attrs or {}, num_heads=hq, kv_num_heads=hkv)
+        if rotary:
+            cos, sin = caches(32, d // 2)
+            feeds.update({"cos_cache": cos, "sin_cache": sin})
+            names += ["cos_cache", "sin_cache"]
+            attrs["do_rotary"] = 1
+        outputs = ["output", "present_key", "present_value"] if presents else ["output"]
+        out.append(Case(name, "GroupQueryAttention", feeds, outputs, attrs, node_inputs=names, reference=reference))
+
+    gqa_case("gqa_prompt", 2, 4, 0, 4, 2, 8, [3, 3], 4)
+    gqa_case("gqa_decode", 2, 1, 5, 4, 2, 8, [5, 5], 6)
+    # Without the present outputs ORT 1.30 reads past the end of the new-key
+    # buffer (its outputs differ by up to 1.0 here; with them it agrees with
+    # numpy): the reference is float64 numpy.
+    gqa_case("gqa_decode_ragged_no_presents", 2, 1, 6, 4, 1, 8, [6, 3], 7, presents=False, reference=gqa_numpy(4, 1))
+    gqa_case("gqa_prompt_rotary", 1, 3, 0, 2, 2, 16, [2], 3, rotary=True)
+    gqa_case("gqa_decode_rotary_interleaved", 1, 1, 4, 2, 1, 16, [4], 5, {"rotary_interleaved": 1}, rotary=True)
+    gqa_case("gqa_packed_qkv", 1, 3, 0, 4, 2, 8, [2], 3, packed=True)
+    gqa_case("gqa_local_window", 1, 6, 0, 2, 1, 8, [5], 6, {"local_window_size": 2})
+    gqa_case("gqa_softcap_scale", 1, 4, 0, 2, 2, 8, [3], 4, {"softcap": 2.0, "scale": 0.5})
+    gqa_case("gqa_smooth_softmax", 1, 2, 3, 2, 2, 8, [4], 5, {"smooth_softmax": 1})
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

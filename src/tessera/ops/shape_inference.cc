@@ -596,6 +596,19 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       stat = TensorOf(stat.elem_type, d);
     }
     for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = stat;
+  } else if (op == "GroupQueryAttention") {
+    // (batch, sequence, num_heads * head size); the cache's length is a value.
+    const TypeInfo q = input(0);
+    result[0] = TensorOf(q.elem_type);
+    const int64_t heads = AttrInt(n, "num_heads", 0), kv = AttrInt(n, "kv_num_heads", 0);
+    const bool packed = n.inputs.size() < 2 || n.inputs[1].empty();
+    if (HasShape(q) && RankOf(q) == 3 && (*q.shape)[2].known() && heads > 0) {
+      const int64_t total_heads = packed ? heads + 2 * kv : heads;
+      if (total_heads > 0 && (*q.shape)[2].value % total_heads == 0)
+        result[0] = TensorOf(q.elem_type, {(*q.shape)[0], (*q.shape)[1],
+                                           Dim::Known((*q.shape)[2].value / total_heads * heads)});
+    }
+    for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = TensorOf(q.elem_type);
   } else if (op == "MatMulNBits") {
     // A's shape with N for K.
     const TypeInfo a = input(0);

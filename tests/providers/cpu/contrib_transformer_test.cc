@@ -166,5 +166,44 @@ TEST(ContribFusedMatMul, TransBatchIsAClearError) {
       .ExpectFailure("transBatchA=1 is not supported");
 }
 
+// Bad inputs of GroupQueryAttention: clear errors, never a read past a buffer.
+TEST(ContribGroupQueryAttention, BadShapesAndLengthsAreClearErrors) {
+  auto gqa = [](int64_t heads, int64_t kv_heads, int32_t seqlen, int32_t total, int64_t past) {
+    OpTest t("GroupQueryAttention", 1, kMs);
+    t.Attr("num_heads", heads).Attr("kv_num_heads", kv_heads);
+    t.Input("query", T_<float>(std::vector<float>(16, 0.5f), {1, 1, 16}));
+    t.Input("key", T_<float>(std::vector<float>(8, 0.5f), {1, 1, 8}));
+    t.Input("value", T_<float>(std::vector<float>(8, 0.5f), {1, 1, 8}));
+    if (past > 0) {
+      t.Input("past_key", T_<float>(std::vector<float>(static_cast<size_t>(past * 8), 0.1f), {1, 1, past, 8}));
+      t.Input("past_value", T_<float>(std::vector<float>(static_cast<size_t>(past * 8), 0.1f), {1, 1, past, 8}));
+    } else {
+      t.OmittedInput().OmittedInput();
+    }
+    t.Input("seqlens_k", T_<int32_t>({seqlen}, {1}));
+    t.Input("total_sequence_length", T_<int32_t>({total}, {}));
+    t.UncheckedOutput("output");
+    return t;
+  };
+  gqa(3, 2, 0, 1, 0).ExpectFailure("num_heads (3) must be a positive multiple of kv_num_heads (2)");
+  gqa(2, 1, 5, 3, 2).ExpectFailure("seqlens_k[0] + 1 = 6 must be in [1, total_sequence_length = 3]");
+  // Four past tokens asked of a cache that holds two rows.
+  gqa(2, 1, 4, 5, 2).ExpectFailure("has 4 past tokens (seqlens_k + 1 - sequence_length) but the KV cache holds 2");
+  gqa(2, 1, 3, 4, 0).ExpectFailure("the KV cache is absent");
+  // All keys equal: the output is V's row whatever the scores.
+  OpTest("GroupQueryAttention", 1, kMs)
+      .Attr("num_heads", int64_t{2})
+      .Attr("kv_num_heads", int64_t{1})
+      .Input("query", T_<float>(std::vector<float>(16, 0.3f), {1, 1, 16}))
+      .Input("key", T_<float>(std::vector<float>(8, 1.0f), {1, 1, 8}))
+      .Input("value", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 8}))
+      .OmittedInput()
+      .OmittedInput()
+      .Input("seqlens_k", T_<int32_t>({0}, {1}))
+      .Input("total_sequence_length", T_<int32_t>({1}, {}))
+      .Output("output", T_<float>({1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 16}))
+      .Run();
+}
+
 }  // namespace
 }  // namespace tessera::test

@@ -49,5 +49,6 @@ std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matm
 std::vector<KernelRow> MicrosoftActivationKernels();     // contrib_activations.cc: Gelu, BiasGelu, FastGelu...
 std::vector<KernelRow> MicrosoftNormalizationKernels();  // contrib_normalization.cc: SkipLayerNormalization...
 std::vector<KernelRow> MatMulNBitsKernels();             // matmul_nbits.cc
+std::vector<KernelRow> MicrosoftAttentionKernels();      // contrib_attention.cc: GroupQueryAttention
 
 }  // namespace tessera::cpu
