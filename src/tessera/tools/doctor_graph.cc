@@ -149,14 +149,40 @@ void CheckConstants(const DoctorInput& in, std::vector<Finding>* out) {
         removed += static_cast<double>(in.model->graph->initializers.at(name).nbytes());
         ++removed_count;
       }
+    // What folding adds: the results the rest of the graph (or its outputs)
+    // reads, where their shapes are known.
+    std::unordered_set<std::string> graph_outputs;
+    for (const auto& o : in.model->graph->outputs) graph_outputs.insert(o.name);
+    std::unordered_set<std::string> read_outside;
+    for (const Node* n : nodes)
+      if (!folded.count(n))
+        for (const auto& v : n->inputs) read_outside.insert(v);
+    double added = 0;
+    int results = 0;
+    bool sizes_known = true;
+    for (const Node* n : a.foldable)
+      for (const auto& o : n->outputs) {
+        if (o.empty() || (!read_outside.count(o) && !graph_outputs.count(o))) continue;
+        ++results;
+        const TypeInfo* t = TypeOf(in, o);
+        auto shape = t ? t->StaticShape() : std::nullopt;
+        if (!shape) {
+          sizes_known = false;
+          continue;
+        }
+        int64_t count = 1;
+        for (int64_t d : *shape) count *= d;
+        added += static_cast<double>(StorageBytes(t->elem_type, count));
+      }
     Finding f;
     f.severity = FindingSeverity::kWarning;
     f.code = "constant-subgraph";
     f.nodes = Names(a.foldable);
     std::ostringstream what;
     what << a.foldable.size() << " node(s) compute from constants only (" << OpHistogram(a.foldable)
-         << "); folding replaces them by their results and drops the " << removed_count << " initializer(s) ("
-         << Bytes(removed) << ") only they read";
+         << "); folding replaces them by their " << results << " result(s) (" << (sizes_known ? "" : "at least ")
+         << Bytes(added) << ") and drops the " << removed_count << " initializer(s) (" << Bytes(removed)
+         << ") only they read";
     f.what = what.str();
     f.why = "every run recomputes values fixed at export time, and providers that compile the graph ahead of time "
             "(or refuse these ops) see extra nodes and partitions";
