@@ -150,3 +150,22 @@ def test_memory_infos(sess):
     infos = sess.get_input_memory_infos()
     assert len(infos) == 2 and len(sess.get_output_memory_infos()) == 2
     assert infos[0].name == "Cpu" and infos[0].device.device_type() == tessera.OrtDevice.make("cpu", 0).device_type()
+
+
+def test_bound_outputs_on_the_default_model_match_run():
+    # Every default provider (oneDNN's partitions included) writes a bound,
+    # 64-byte aligned output correctly, and the binding returns that memory.
+    from conftest import DEFAULT_MODEL
+    sess = tessera.InferenceSession(DEFAULT_MODEL)
+    x = np.random.default_rng(1).standard_normal((3, 3, 32, 32)).astype(np.float32)
+    (want,) = sess.run(["probabilities"], {"image": x})
+    out = tessera.OrtValue.ortvalue_from_shape_and_type([3, 10], np.float32)
+    assert out.data_ptr() % 64 == 0
+    io_binding = sess.io_binding()
+    io_binding.bind_cpu_input("image", x)
+    io_binding.bind_ortvalue_output("probabilities", out)
+    for _ in range(2):
+        sess.run_with_iobinding(io_binding)
+        (got,) = io_binding.get_outputs()
+        assert got.data_ptr() == out.data_ptr()
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)

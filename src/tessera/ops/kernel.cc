@@ -1,5 +1,7 @@
 #include "tessera/ops/kernel.h"
 
+#include "tessera/ops/bound_outputs.h"
+
 namespace tessera {
 
 const Tensor* KernelInfo::constant_input(size_t i) const {
@@ -73,6 +75,12 @@ const Tensor& KernelContext::input(size_t i) const {
 
 Tensor& KernelContext::allocate_output(size_t i, DataType dtype, Shape shape) {
   if (i >= outputs_->size()) Fail("kernel wrote output ", i, " but the node has ", outputs_->size(), " outputs");
+  // A graph output whose memory the caller bound (IOBinding) is written there.
+  if (i < node_.outputs.size())
+    if (const Tensor* bound = ScopedBoundOutputs::Find(node_.outputs[i], dtype, shape)) {
+      (*outputs_)[i] = Value(*bound);
+      return (*outputs_)[i].tensor();
+    }
   (*outputs_)[i] = Value(Tensor(dtype, std::move(shape)));
   return (*outputs_)[i].tensor();
 }

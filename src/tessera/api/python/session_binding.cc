@@ -12,6 +12,7 @@
 #include "tessera/api/providers.h"
 #include "tessera/api/python/numpy_convert.h"
 #include "tessera/format/model_loader.h"
+#include "tessera/ops/bound_outputs.h"
 #include "tessera/runtime/session.h"
 
 namespace tessera {
@@ -231,9 +232,17 @@ class PySession {
     if (names.empty())
       for (const auto& o : s->outputs()) names.push_back(o.name);
     Feeds feeds = ToFeeds(*s, feed);
+    // Kernels producing a bound output write into its memory when they can
+    // (bound_outputs.h); CopyInto copies the others in.
+    BoundOutputMap targets;
+    for (auto [k, v] : bound) {
+      const PyOrtValue& target = v.cast<const PyOrtValue&>();
+      if (target.value.is_tensor() && !target.read_only) targets[k.cast<std::string>()] = target.value.tensor();
+    }
     std::vector<Value> results;
     {
       py::gil_scoped_release release;
+      ScopedBoundOutputs scope(targets.empty() ? nullptr : &targets);
       results = s->Run(feeds, names);
     }
     std::vector<PyOrtValue> out(results.size());
@@ -331,8 +340,8 @@ class PySession {
     return feeds;
   }
 
-  // Fills a bound output's own memory with the run's result: one copy at
-  // the end of the run (the runtime's kernels write into their own buffers).
+  // Fills a bound output's own memory with the run's result, unless the
+  // kernel already wrote it there: one copy at the end of the run.
   static void CopyInto(PyOrtValue& target, const Value& result, const std::string& name) {
     if (!target.value.is_tensor()) ThrowInvalid("output '" + name + "' is bound to a value that is not a tensor");
     if (target.read_only) ThrowInvalid("output '" + name + "' is bound to a read-only array");
