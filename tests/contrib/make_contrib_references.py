@@ -290,6 +290,40 @@ def cases():
     gqa_case("gqa_local_window", 1, 6, 0, 2, 1, 8, [5], 6, {"local_window_size": 2})
     gqa_case("gqa_softcap_scale", 1, 4, 0, 2, 2, 8, [3], 4, {"softcap": 2.0, "scale": 0.5})
     gqa_case("gqa_smooth_softmax", 1, 2, 3, 2, 2, 8, [4], 5, {"smooth_softmax": 1})
+    # ---- Attention (BERT / GPT-2 form): input x merged QKV weights ----
+    def bert_attention(name, b, s_new, din, heads, mask=None, past=0, attrs=None, widths=None, attn_bias=False):
+        wq, wk, wv = widths or (din, din, din)
+        feeds = {"input": r(b, s_new, din), "weights": r(din, wq + wk + wv) * 0.3, "bias": r(wq + wk + wv) * 0.1}
+        names = ["input", "weights", "bias"]
+        if mask is not None:
+            feeds["mask_index"] = np.array(mask, np.int32)
+            names.append("mask_index")
+        else:
+            names.append("")
+        outputs = ["output"]
+        if past:
+            feeds["past"] = r(2, b, heads, past, wq // heads)
+            names.append("past")
+            outputs.append("present")
+        else:
+            names.append("")
+        if attn_bias:
+            feeds["attention_bias"] = r(b, heads, s_new, past + s_new)
+            names.append("attention_bias")
+        while names[-1] == "":
+            names.pop()
+        attrs = dict(attrs or {}, num_heads=heads)
+        if widths:
+            attrs["qkv_hidden_sizes"] = list(widths)
+        out.append(Case(name, "Attention", feeds, outputs, attrs, node_inputs=names))
+
+    bert_attention("attention_raw_mask", 2, 4, 16, 2, mask=[[1, 1, 1, 0], [1, 1, 0, 0]])
+    bert_attention("attention_lengths_mask", 2, 4, 16, 4, mask=[3, 4])
+    bert_attention("attention_left_padding", 2, 4, 16, 2, mask=[4, 4, 1, 0])
+    bert_attention("attention_3d_mask", 1, 3, 8, 2, mask=[[[1, 0, 1], [1, 1, 0], [0, 1, 1]]])
+    bert_attention("attention_unidirectional_past", 1, 2, 16, 2, past=3, attrs={"unidirectional": 1})
+    bert_attention("attention_qkv_hidden_sizes", 1, 3, 16, 2, widths=(16, 16, 8))
+    bert_attention("attention_bias_scale", 2, 3, 8, 2, attrs={"scale": 0.25}, attn_bias=True)
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

@@ -596,6 +596,15 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       stat = TensorOf(stat.elem_type, d);
     }
     for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = stat;
+  } else if (op == "Attention") {
+    // (batch, sequence, V hidden); present (2, batch, heads, past + sequence, head size).
+    const TypeInfo x = input(0), w = input(1);
+    result[0] = TensorOf(x.elem_type);
+    std::vector<int64_t> sizes = AttrInts(n, "qkv_hidden_sizes");
+    int64_t hv = sizes.size() == 3 ? sizes[2] : -1;
+    if (hv < 0 && HasShape(w) && RankOf(w) == 2 && (*w.shape)[1].known()) hv = (*w.shape)[1].value / 3;
+    if (HasShape(x) && RankOf(x) == 3 && hv > 0) result[0] = TensorOf(x.elem_type, {(*x.shape)[0], (*x.shape)[1], Dim::Known(hv)});
+    if (result.size() > 1) result[1] = TensorOf(x.elem_type);
   } else if (op == "GroupQueryAttention") {
     // (batch, sequence, num_heads * head size); the cache's length is a value.
     const TypeInfo q = input(0);

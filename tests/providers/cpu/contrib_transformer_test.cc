@@ -205,5 +205,31 @@ TEST(ContribGroupQueryAttention, BadShapesAndLengthsAreClearErrors) {
       .Run();
 }
 
+TEST(ContribAttention, BadMaskAndWeightsAreClearErrors) {
+  auto attention = [](Tensor weights, Tensor mask) {
+    OpTest t("Attention", 1, kMs);
+    t.Attr("num_heads", int64_t{2});
+    t.Input("input", T_<float>(std::vector<float>(8, 0.5f), {1, 2, 4}));
+    t.Input("weights", weights);
+    t.OmittedInput();
+    t.Input("mask_index", mask);
+    t.UncheckedOutput("output");
+    return t;
+  };
+  Tensor w = T_<float>(std::vector<float>(48, 0.1f), {4, 12});
+  attention(w, T_<int32_t>({1, 1, 1}, {3})).ExpectFailure("mask_index int32[3] is none of (1), (2), (1, 2)");
+  attention(T_<float>(std::vector<float>(40, 0.1f), {4, 10}), T_<int32_t>({2}, {1}))
+      .ExpectFailure("weights' width 10 must be Q + K + V hidden sizes");
+  // A fully masked row averages V rather than giving NaN (the filter value is finite).
+  OpTest("Attention", 1, kMs)
+      .Attr("num_heads", int64_t{1})
+      .Input("input", T_<float>({1, 0, 0, 1}, {1, 2, 2}))
+      .Input("weights", T_<float>({0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1}, {2, 6}))
+      .OmittedInput()
+      .Input("mask_index", T_<int32_t>({0, 0}, {1, 2}))
+      .Output("output", T_<float>({0.5f, 0.5f, 0.5f, 0.5f}, {1, 2, 2}))
+      .Run();
+}
+
 }  // namespace
 }  // namespace tessera::test

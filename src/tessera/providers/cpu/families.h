@@ -50,5 +50,6 @@ std::vector<KernelRow> MicrosoftActivationKernels();     // contrib_activations.
 std::vector<KernelRow> MicrosoftNormalizationKernels();  // contrib_normalization.cc: SkipLayerNormalization...
 std::vector<KernelRow> MatMulNBitsKernels();             // matmul_nbits.cc
 std::vector<KernelRow> MicrosoftAttentionKernels();      // contrib_attention.cc: GroupQueryAttention
+std::vector<KernelRow> MicrosoftBertAttentionKernels();  // contrib_attention_bert.cc: Attention
 
 }  // namespace tessera::cpu
