@@ -324,6 +324,36 @@ def cases():
     bert_attention("attention_unidirectional_past", 1, 2, 16, 2, past=3, attrs={"unidirectional": 1})
     bert_attention("attention_qkv_hidden_sizes", 1, 3, 16, 2, widths=(16, 16, 8))
     bert_attention("attention_bias_scale", 2, 3, 8, 2, attrs={"scale": 0.25}, attn_bias=True)
+    # ---- EmbedLayerNormalization: BERT's embeddings ----
+    def embed_case(name, with_segments=True, with_mask=True, with_positions=False, sum_out=False):
+        b, s_n, h, vocab = 2, 5, 16, 30
+        feeds = {"input_ids": rng.integers(0, vocab, (b, s_n)).astype(np.int32)}
+        names = ["input_ids"]
+        if with_segments:
+            feeds["segment_ids"] = rng.integers(0, 2, (b, s_n)).astype(np.int32)
+        names.append("segment_ids" if with_segments else "")
+        consts = {"word_embedding": r(vocab, h), "position_embedding": r(12, h)}
+        if with_segments:
+            consts["segment_embedding"] = r(2, h)
+        consts.update({"gamma": r(h), "beta": r(h)})
+        names += ["word_embedding", "position_embedding", "segment_embedding" if with_segments else "", "gamma", "beta"]
+        if with_mask:
+            feeds["mask"] = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], np.int32)
+        if with_positions:
+            feeds["position_ids"] = np.array([[3, 4, 5, 6, 7]], np.int32)
+        names += ["mask" if with_mask else "", "position_ids" if with_positions else ""]
+        while names[-1] == "":
+            names.pop()
+        outputs = ["output", "mask_index"] + (["embedding_sum"] if sum_out else [])
+        inputs = dict(feeds)
+        # Graph inputs first (the fed ids), then the tables as initializers.
+        out.append(Case(name, "EmbedLayerNormalization", inputs, outputs, {"epsilon": 1e-5}, consts=consts,
+                        node_inputs=names, out_types={"output": TensorProto.FLOAT, "embedding_sum": TensorProto.FLOAT,
+                                                      "mask_index": TensorProto.INT32}))
+
+    embed_case("embed_layer_norm")
+    embed_case("embed_layer_norm_no_segments_sum", with_segments=False, sum_out=True)
+    embed_case("embed_layer_norm_position_ids", with_mask=False, with_positions=True)
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

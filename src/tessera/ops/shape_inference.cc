@@ -596,6 +596,14 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       stat = TensorOf(stat.elem_type, d);
     }
     for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = stat;
+  } else if (op == "EmbedLayerNormalization") {
+    const TypeInfo ids = input(0), word = input(2);
+    result[0] = TensorOf(DataType::kFloat);
+    if (HasShape(ids) && RankOf(ids) == 2 && HasShape(word) && RankOf(word) == 2)
+      result[0] = TensorOf(DataType::kFloat, {(*ids.shape)[0], (*ids.shape)[1], (*word.shape)[1]});
+    if (result.size() > 1)
+      result[1] = HasShape(ids) && RankOf(ids) == 2 ? TensorOf(DataType::kInt32, {(*ids.shape)[0]}) : TensorOf(DataType::kInt32);
+    if (result.size() > 2) result[2] = result[0];
   } else if (op == "Attention") {
     // (batch, sequence, V hidden); present (2, batch, heads, past + sequence, head size).
     const TypeInfo x = input(0), w = input(1);

@@ -5,6 +5,10 @@
 //     -> output [, mean] [, inv_std_var] [, input_skip_bias_sum]
 //   BiasSoftmax(data, bias): Softmax(data + bias) over the axes from `axis`
 //     on, flattened as opset-11 Softmax does.
+//   EmbedLayerNormalization(input_ids, segment_ids, word, position, segment
+//     embeddings, gamma, beta [, mask] [, position_ids]): BERT's embeddings,
+//     summed and normalized -> output, mask_index (tokens per row; zeros
+//     without a mask, as ORT writes), sum.
 // The sum input + skip (+ bias) is rounded to the element type before the
 // statistics, as the unfused Add would store it; statistics accumulate in
 // double (float rows use the vectorized LayerNormalization row).
@@ -207,6 +211,89 @@ class BiasSoftmax final : public OpKernel {
   int64_t axis_;
 };
 
+// ---- EmbedLayerNormalization ----------------------------------------------------
+
+class EmbedLayerNormalization final : public OpKernel {
+ public:
+  explicit EmbedLayerNormalization(const KernelInfo& info)
+      : epsilon_(info.attr_float("epsilon", 1e-12f)), mask_index_type_(info.attr_int("mask_index_type", 1)) {
+    if (mask_index_type_ != 0 && mask_index_type_ != 1)
+      info.Fail("mask_index_type must be 0 or 1, got ", mask_index_type_);
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& ids = ctx.input(0);
+    const Tensor* seg_ids = ctx.has_input(1) ? &ctx.input(1) : nullptr;
+    const Tensor& word = ctx.input(2);
+    const Tensor& pos = ctx.input(3);
+    const Tensor* seg = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor& gamma = ctx.input(5);
+    const Tensor& beta = ctx.input(6);
+    const Tensor* mask = ctx.has_input(7) ? &ctx.input(7) : nullptr;
+    const Tensor* pos_ids = ctx.has_input(8) ? &ctx.input(8) : nullptr;
+    if (ids.dtype() != DataType::kInt32 || ids.rank() != 2) ctx.Fail("input_ids must be int32 (batch, sequence), got ", ids.Describe());
+    const int64_t B = ids.dim(0), S = ids.dim(1);
+    if (word.rank() != 2 || word.dtype() != DataType::kFloat)
+      ctx.Fail("word_embedding must be float (vocabulary, hidden), got ", word.Describe());
+    const int64_t H = word.dim(1);
+    auto table = [&](const Tensor* t, const char* what) {
+      if (t && (t->dtype() != DataType::kFloat || t->rank() != 2 || t->dim(1) != H))
+        ctx.Fail(what, " must be float (rows, ", H, "), got ", t->Describe());
+    };
+    table(&pos, "position_embedding");
+    table(seg, "segment_embedding");
+    for (const Tensor* t : {&gamma, &beta})
+      if (t->dtype() != DataType::kFloat || t->numel() != H) ctx.Fail("gamma and beta must hold ", H, " floats, got ", t->Describe());
+    auto same_ids = [&](const Tensor* t, const char* what, bool row_broadcast) {
+      if (!t) return;
+      const bool ok = t->dtype() == DataType::kInt32 && t->rank() == 2 && t->dim(1) == S &&
+                      (t->dim(0) == B || (row_broadcast && t->dim(0) == 1));
+      if (!ok) ctx.Fail(what, " must be int32 (", B, ", ", S, ")", row_broadcast ? " or (1, S)" : "", ", got ", t->Describe());
+    };
+    same_ids(seg_ids, "segment_ids", false);
+    same_ids(mask, "mask", false);
+    same_ids(pos_ids, "position_ids", true);
+    if (seg_ids && !seg) ctx.Fail("segment_ids are given without segment_embedding");
+    auto lookup = [&](const Tensor& t, int32_t id, const char* what) {
+      if (id < 0 || id >= t.dim(0)) ctx.Fail(what, " ", id, " is outside the table's ", t.dim(0), " rows");
+      return t.data<float>() + int64_t{id} * H;
+    };
+    Tensor& y = ctx.allocate_output(0, DataType::kFloat, {B, S, H});
+    Tensor* sum_t = ctx.num_outputs() > 2 && ctx.output_requested(2) ? &ctx.allocate_output(2, DataType::kFloat, {B, S, H})
+                                                                      : nullptr;
+    std::vector<float> sum(static_cast<size_t>(H));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < S; ++s) {
+        const int64_t t = b * S + s;
+        const float* w = lookup(word, ids.data<int32_t>()[t], "input id");
+        const int32_t p = pos_ids ? pos_ids->data<int32_t>()[(pos_ids->dim(0) == 1 ? 0 : b) * S + s] : static_cast<int32_t>(s);
+        const float* pe = lookup(pos, p, "position");
+        const float* se = seg_ids ? lookup(*seg, seg_ids->data<int32_t>()[t], "segment id") : nullptr;
+        float* dst = sum_t ? sum_t->data<float>() + t * H : sum.data();
+        for (int64_t j = 0; j < H; ++j) dst[j] = w[j] + pe[j] + (se ? se[j] : 0.f);
+        float mean, inv;
+        LayerNormRowF32(dst, H, gamma.data<float>(), beta.data<float>(), epsilon_, y.data<float>() + t * H, &mean, &inv);
+      }
+    if (mask_index_type_ == 1 && ctx.num_outputs() > 1 && ctx.output_requested(1)) {
+      // Tokens per row: the right-padding lengths Attention's (B) mask takes.
+      // Without a mask ONNX Runtime writes zeros; so does Tessera.
+      Tensor& mi = ctx.allocate_output(1, DataType::kInt32, {B});
+      for (int64_t b = 0; b < B; ++b) {
+        int32_t n = 0;
+        if (mask) {
+          n = 0;
+          for (int64_t s = 0; s < S; ++s) n += mask->data<int32_t>()[b * S + s] != 0 ? 1 : 0;
+        }
+        mi.data<int32_t>()[b] = n;
+      }
+    }
+  }
+
+ private:
+  float epsilon_;
+  int64_t mask_index_type_;
+};
+
 }  // namespace
 
 std::vector<KernelRow> MicrosoftNormalizationKernels() {
@@ -215,6 +302,7 @@ std::vector<KernelRow> MicrosoftNormalizationKernels() {
       {kMicrosoftDomain, "SkipLayerNormalization", 1, 1, floats, Make<SkipNormalization<false>>()},
       {kMicrosoftDomain, "SkipSimplifiedLayerNormalization", 1, 1, floats, Make<SkipNormalization<true>>()},
       {kMicrosoftDomain, "BiasSoftmax", 1, 1, floats, Make<BiasSoftmax>()},
+      {kMicrosoftDomain, "EmbedLayerNormalization", 1, 1, {DataType::kInt32}, Make<EmbedLayerNormalization>()},
   };
 }
 
