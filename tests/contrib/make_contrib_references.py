@@ -30,7 +30,8 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 RUNNER = os.path.join(ROOT, "tests", "support", "ort_run.js")
 MS = "com.microsoft"
 NP_TO_ONNX = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE, np.float16: TensorProto.FLOAT16,
-              np.int64: TensorProto.INT64, np.int32: TensorProto.INT32}
+              np.int64: TensorProto.INT64, np.int32: TensorProto.INT32, np.int8: TensorProto.INT8,
+              np.uint8: TensorProto.UINT8, np.int16: TensorProto.INT16, np.uint16: TensorProto.UINT16}
 
 
 class Case:
@@ -354,6 +355,33 @@ def cases():
     embed_case("embed_layer_norm")
     embed_case("embed_layer_norm_no_segments_sum", with_segments=False, sum_out=True)
     embed_case("embed_layer_norm_position_ids", with_mask=False, with_positions=True)
+    # ---- quantized: MatMulIntegerToFloat and the contrib Q / DQ ----
+    f32 = {"Y": TensorProto.FLOAT, "y": TensorProto.FLOAT}
+    out.append(Case("matmul_integer_to_float_u8s8", "MatMulIntegerToFloat",
+                    {"A": rng.integers(0, 256, (2, 3, 16)).astype(np.uint8)}, ["Y"],
+                    consts={"B": rng.integers(-128, 128, (16, 8)).astype(np.int8),
+                            "a_scale": np.array(0.02, np.float32), "b_scale": (rng.random(8) * 0.05).astype(np.float32),
+                            "a_zero_point": np.array(131, np.uint8), "b_zero_point": np.zeros(8, np.int8),
+                            "bias": r(8)}, out_types=f32))
+    out.append(Case("matmul_integer_to_float_s8s8", "MatMulIntegerToFloat",
+                    {"A": rng.integers(-128, 128, (4, 16)).astype(np.int8)}, ["Y"],
+                    consts={"B": rng.integers(-128, 128, (16, 5)).astype(np.int8),
+                            "a_scale": np.array(0.1, np.float32), "b_scale": np.array(0.03, np.float32)},
+                    out_types=f32))
+    out.append(Case("quantize_linear_ms_u8", "QuantizeLinear", {"x": r(3, 4) * 3}, ["y"],
+                    consts={"y_scale": np.array(0.05, np.float32), "y_zero_point": np.array(128, np.uint8)},
+                    out_types={"y": TensorProto.UINT8}))
+    out.append(Case("quantize_linear_ms_int16_axis", "QuantizeLinear", {"x": r(2, 3, 4) * 100}, ["y"], {"axis": 1},
+                    consts={"y_scale": np.array([0.01, 0.02, 0.05], np.float32),
+                            "y_zero_point": np.array([0, 10, -7], np.int16)}, out_types={"y": TensorProto.INT16}))
+    out.append(Case("dequantize_linear_ms_s8_axis", "DequantizeLinear",
+                    {"x": rng.integers(-128, 128, (2, 4)).astype(np.int8)}, ["y"], {"axis": 1},
+                    consts={"x_scale": np.array([0.1, 0.2, 0.3, 0.4], np.float32),
+                            "x_zero_point": np.array([1, -2, 3, 0], np.int8)}, out_types=f32))
+    out.append(Case("dequantize_linear_ms_u16", "DequantizeLinear",
+                    {"x": rng.integers(0, 65536, (5,)).astype(np.uint16)}, ["y"],
+                    consts={"x_scale": np.array(0.001, np.float32), "x_zero_point": np.array(30000, np.uint16)},
+                    out_types=f32))
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

@@ -3,7 +3,7 @@
 // (quantization tests, tests/contrib's references):
 //   node ort_run.js MODEL.onnx OUT_DIR NAME=IN.npy ...
 // writes OUT_DIR/output_K.npy for each graph output, in graph order.
-// float32/64, float16, int64/32, int8, uint8 and bool .npy files (C order,
+// float32/64, float16, int64/32/16, uint16, int8, uint8 and bool .npy files (C order,
 // little-endian) only.
 'use strict';
 const fs = require('fs');
@@ -12,7 +12,8 @@ const ort = require('onnxruntime-node');
 
 const NPY_TYPES = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array], '|i1': ['int8', Int8Array],
   '|u1': ['uint8', Uint8Array], '<i4': ['int32', Int32Array], '<f8': ['float64', Float64Array],
-  '<f2': ['float16', Uint16Array], '|b1': ['bool', Uint8Array] };
+  '<f2': ['float16', Uint16Array], '|b1': ['bool', Uint8Array], '<i2': ['int16', Int16Array],
+  '<u2': ['uint16', Uint16Array] };
 
 function readNpy(file) {
   const buf = fs.readFileSync(file);

@@ -653,6 +653,11 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       return t;
     };
     result = as_onnx("MatMul", {transposed(0, "transA"), transposed(1, "transB")});
+  } else if (op == "QuantizeLinear" || op == "DequantizeLinear") {
+    result = InferAsOnnxOp(in, op.c_str(), in.inputs, {}, true);
+  } else if (op == "MatMulIntegerToFloat") {
+    result = as_onnx("MatMul", {input(0), input(1)});
+    if (!result.empty()) result[0].elem_type = DataType::kFloat;
   } else if (op == "DynamicQuantizeMatMul") {
     // MatMul's shape, in A's (float) type.
     result = as_onnx("MatMul", {input(0), input(1)});

@@ -6,6 +6,8 @@
 // DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul -> Add chain that
 // ONNX Runtime's quantize_dynamic writes and the optimizer fuses into this
 // (optimizer/fuse_dynamic_quantize_matmul.cc).
+// com.microsoft MatMulIntegerToFloat: the same product and float steps with
+// A already quantized (int8/uint8, its scale and zero point given).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -74,10 +76,63 @@ class DynamicQuantizeMatMul final : public OpKernel {
   std::shared_ptr<const Int8B> packed_;
 };
 
+// Y = float((A - za)(B - zb)) * (a_scale * b_scale[j]) + bias[j].
+// Inputs: A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?.
+class MatMulIntegerToFloat final : public OpKernel {
+ public:
+  explicit MatMulIntegerToFloat(const KernelInfo& info) : packed_(PackConstantInt8B(info, 1, 5)) {}
+  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 1 && i != 5); }
+
+  void Compute(KernelContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    if (a.dtype() != DataType::kInt8 && a.dtype() != DataType::kUInt8)
+      ctx.Fail("A must be int8 or uint8, got ", a.Describe());
+    const Tensor* az = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    if (az && (az->dtype() != a.dtype() || az->numel() != 1))
+      ctx.Fail("a_zero_point must be one value of A's type, got ", az->Describe());
+    const auto b = Int8BOf(ctx, packed_, 1, 5);
+    if (!b)
+      ctx.Fail("B must be an int8/uint8 matrix with a b_zero_point of its type, one or one per column; got ",
+               ctx.input(1).Describe());
+    const int64_t n = b->shape[1];
+    const Tensor& a_scale = ctx.input(2);
+    const Tensor& b_scale = ctx.input(3);
+    if (a_scale.dtype() != DataType::kFloat || a_scale.numel() != 1)
+      ctx.Fail("a_scale must be one float (per-tensor A), got ", a_scale.Describe());
+    if (b_scale.dtype() != DataType::kFloat || (b_scale.numel() != 1 && b_scale.numel() != n))
+      ctx.Fail("b_scale must be float with 1 or ", n, " values, got ", b_scale.Describe());
+    const Tensor* bias = ctx.has_input(6) ? &ctx.input(6) : nullptr;
+    if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != n))
+      ctx.Fail("bias must be float with ", n, " values, got ", bias->Describe());
+    Tensor& y = ctx.allocate_output(0, DataType::kFloat, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
+    if (y.numel() == 0) return;
+    const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
+    RunInt8Gemm(ctx, a, az, *b, y.shape(), sums.get());
+    std::vector<float> scale(static_cast<size_t>(n));
+    const float as = a_scale.data<float>()[0];
+    for (int64_t j = 0; j < n; ++j) scale[static_cast<size_t>(j)] = as * b_scale.data<float>()[b_scale.numel() == 1 ? 0 : j];
+    const float* pb = bias ? bias->data<float>() : nullptr;
+    float* py = y.data<float>();
+    const int64_t rows = y.numel() / n;
+    ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          const float v = static_cast<float>(sums[static_cast<size_t>(r * n + j)]) * scale[static_cast<size_t>(j)];
+          py[r * n + j] = pb ? v + pb[j] : v;
+        }
+    });
+  }
+
+ private:
+  std::shared_ptr<const Int8B> packed_;
+};
+
 }  // namespace
 
 std::vector<KernelRow> DynamicQuantizeMatMulKernels() {
-  return {{kMicrosoftDomain, "DynamicQuantizeMatMul", 1, 1, {DataType::kFloat}, Make<DynamicQuantizeMatMul>()}};
+  return {{kMicrosoftDomain, "DynamicQuantizeMatMul", 1, 1, {DataType::kFloat}, Make<DynamicQuantizeMatMul>()},
+          {kMicrosoftDomain, "MatMulIntegerToFloat", 1, 1, {DataType::kInt8, DataType::kUInt8},
+           Make<MatMulIntegerToFloat>()}};
 }
 
 }  // namespace tessera::cpu

@@ -571,6 +571,21 @@ std::vector<KernelRow> QuantizationKernels() {
   }
   rows.push_back({"ai.onnx", "DynamicQuantizeLinear", 11, kMaxOnnxOpset, {DataType::kFloat},
                   Make<DynamicQuantizeLinear>()});
+  // ONNX Runtime's com.microsoft QuantizeLinear / DequantizeLinear (its
+  // quantizer wrote them before ONNX had 16-bit and 4-bit types): the
+  // opset-21 semantics, an axis attribute for 1-D scales, no block size.
+  auto as_opset21 = []<typename K>() -> KernelFactory {
+    return [](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
+      if (info.has_attr("block_size")) info.Fail("com.microsoft's form has no block_size attribute");
+      return std::make_unique<K>(KernelInfo(info.node(), 21, info.owner_graph()));
+    };
+  };
+  rows.push_back({kMicrosoftDomain, "QuantizeLinear", 1, 1, {DataType::kFloat, DataType::kFloat16},
+                  as_opset21.template operator()<QuantizeLinear>()});
+  rows.push_back({kMicrosoftDomain, "DequantizeLinear", 1, 1,
+                  {DataType::kInt8, DataType::kUInt8, DataType::kInt16, DataType::kUInt16, DataType::kInt4,
+                   DataType::kUInt4, DataType::kInt32},
+                  as_opset21.template operator()<DequantizeLinear>()});
   return rows;
 }
 
