@@ -382,6 +382,28 @@ def cases():
                     {"x": rng.integers(0, 65536, (5,)).astype(np.uint16)}, ["y"],
                     consts={"x_scale": np.array(0.001, np.float32), "x_zero_point": np.array(30000, np.uint16)},
                     out_types=f32))
+    u8 = {"y": TensorProto.UINT8}
+    for name, opset, axis, shape in [("qlinear_softmax_opset13", 13, -1, (2, 3, 10)),
+                                     ("qlinear_softmax_opset13_axis1", 13, 1, (2, 4, 3)),
+                                     ("qlinear_softmax_opset12", 12, 1, (2, 3, 4))]:
+        out.append(Case(name, "QLinearSoftmax", {"x": rng.integers(0, 256, shape).astype(np.uint8)}, ["y"],
+                        {"opset": opset, "axis": axis},
+                        consts={"x_scale": np.array(0.04, np.float32), "x_zero_point": np.array(120, np.uint8),
+                                "y_scale": np.array(1.0 / 256, np.float32), "y_zero_point": np.array(0, np.uint8)},
+                        out_types=u8))
+    out.append(Case("qlinear_softmax_s8", "QLinearSoftmax", {"x": rng.integers(-128, 128, (3, 16)).astype(np.int8)},
+                    ["y"], {"opset": 13},
+                    consts={"x_scale": np.array(0.1, np.float32), "x_zero_point": np.array(-3, np.int8),
+                            "y_scale": np.array(1.0 / 256, np.float32), "y_zero_point": np.array(-128, np.int8)},
+                    out_types={"y": TensorProto.INT8}))
+    out.append(Case("qlinear_conv_ms", "QLinearConv", {"x": rng.integers(0, 256, (1, 3, 6, 6)).astype(np.uint8)},
+                    ["y"], {"pads": [1, 1, 1, 1]},
+                    consts={"x_scale": np.array(0.02, np.float32), "x_zero_point": np.array(128, np.uint8),
+                            "w": rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8),
+                            "w_scale": (rng.random(4) * 0.01 + 0.005).astype(np.float32),
+                            "w_zero_point": np.zeros(4, np.int8),
+                            "y_scale": np.array(0.05, np.float32), "y_zero_point": np.array(100, np.uint8),
+                            "B": rng.integers(-500, 500, 4).astype(np.int32)}, out_types=u8))
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

@@ -653,6 +653,10 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       return t;
     };
     result = as_onnx("MatMul", {transposed(0, "transA"), transposed(1, "transB")});
+  } else if (op == "QLinearConv") {
+    result = as_onnx("QLinearConv", in.inputs);
+  } else if (op == "QLinearSoftmax") {
+    result[0] = input(0);
   } else if (op == "QuantizeLinear" || op == "DequantizeLinear") {
     result = InferAsOnnxOp(in, op.c_str(), in.inputs, {}, true);
   } else if (op == "MatMulIntegerToFloat") {

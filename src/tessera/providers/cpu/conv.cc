@@ -1004,6 +1004,14 @@ std::vector<KernelRow> ConvKernels() {
       {"ai.onnx", "ConvTranspose", 22, kMaxOnnxOpset, types::Floats(), Make<ConvTranspose>()},
       {"ai.onnx", "ConvInteger", 10, kMaxOnnxOpset, q8, Make<ConvInteger>()},
       {"ai.onnx", "QLinearConv", 10, kMaxOnnxOpset, q8, Make<QLinearConv>()},
+      // ONNX Runtime's com.microsoft form: the same op with a channels_last
+      // attribute, which its own layout pass sets at run time, not in files.
+      {kMicrosoftDomain, "QLinearConv", 1, 1, q8,
+       [](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
+         if (info.attr_int("channels_last", 0) != 0)
+           info.Fail("channels_last=1 (NHWC) is not supported; export the NCHW form");
+         return std::make_unique<QLinearConv>(info);
+       }},
       {"ai.onnx", "DeformConv", 19, 21, f3, Make<DeformConv>()},
       {"ai.onnx", "DeformConv", 22, kMaxOnnxOpset, types::Floats(), Make<DeformConv>()},
       {"ai.onnx", "CausalConvWithState", 27, kMaxOnnxOpset,

@@ -15,7 +15,8 @@ const KernelTable& CpuKernelTable() {
                         ControlFlowKernels, ResizeKernels, AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
                         QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
                         DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels,
-                        MatMulNBitsKernels, MicrosoftAttentionKernels, MicrosoftBertAttentionKernels}) {
+                        MatMulNBitsKernels, MicrosoftAttentionKernels, MicrosoftBertAttentionKernels,
+                        QLinearSoftmaxKernels}) {
       auto part = family();
       rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }

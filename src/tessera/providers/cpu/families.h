@@ -44,7 +44,8 @@ std::vector<KernelRow> QLinearBinaryKernels();      // qlinear_binary.cc: QLinea
 std::vector<KernelRow> QLinearLookupKernels();      // qlinear_lookup.cc: QLinearSigmoid, QLinearLeakyRelu
 std::vector<KernelRow> QLinearConcatKernels();      // qlinear_concat.cc
 std::vector<KernelRow> QLinearPoolKernels();        // qlinear_pool.cc: QLinear(Global)AveragePool
-std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matmul.cc
+std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matmul.cc: and MatMulIntegerToFloat
+std::vector<KernelRow> QLinearSoftmaxKernels();         // qlinear_softmax.cc
 // com.microsoft, opset 1 (ONNX Runtime's transformer contrib ops)
 std::vector<KernelRow> MicrosoftActivationKernels();     // contrib_activations.cc: Gelu, BiasGelu, FastGelu...
 std::vector<KernelRow> MicrosoftNormalizationKernels();  // contrib_normalization.cc: SkipLayerNormalization...
