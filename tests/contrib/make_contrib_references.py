@@ -404,6 +404,28 @@ def cases():
                             "w_zero_point": np.zeros(4, np.int8),
                             "y_scale": np.array(0.05, np.float32), "y_zero_point": np.array(100, np.uint8),
                             "B": rng.integers(-500, 500, 4).astype(np.int32)}, out_types=u8))
+    def qgemm_case(name, m, k, n, trans_a=0, trans_b=0, c=None, quantized=True, alpha=1.0):
+        a_shape = (k, m) if trans_a else (m, k)
+        b_shape = (n, k) if trans_b else (k, n)
+        consts = {"a_scale": np.array(0.03, np.float32), "a_zero_point": np.array(110, np.uint8),
+                  "B": rng.integers(-128, 128, b_shape).astype(np.int8),
+                  "b_scale": (rng.random(n) * 0.02 + 0.01).astype(np.float32), "b_zero_point": np.zeros(n, np.int8)}
+        names = ["A", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point"]
+        if c is not None:
+            consts["C"] = c
+        names.append("C" if c is not None else "")
+        if quantized:
+            consts.update({"y_scale": np.array(0.2, np.float32), "y_zero_point": np.array(128, np.uint8)})
+            names += ["y_scale", "y_zero_point"]
+        while names[-1] == "":
+            names.pop()
+        out.append(Case(name, "QGemm", {"A": rng.integers(0, 256, a_shape).astype(np.uint8)}, ["Y"],
+                        {"transA": trans_a, "transB": trans_b, "alpha": alpha}, consts=consts, node_inputs=names,
+                        out_types={"Y": TensorProto.UINT8 if quantized else TensorProto.FLOAT}))
+
+    qgemm_case("qgemm_quantized_bias", 3, 16, 5, c=rng.integers(-300, 300, 5).astype(np.int32))
+    qgemm_case("qgemm_float_trans_b", 2, 16, 4, trans_b=1, quantized=False, alpha=0.5)
+    qgemm_case("qgemm_trans_a_matrix_c", 3, 8, 4, trans_a=1, c=rng.integers(-100, 100, (3, 4)).astype(np.int32))
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

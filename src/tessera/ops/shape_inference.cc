@@ -655,6 +655,14 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
     result = as_onnx("MatMul", {transposed(0, "transA"), transposed(1, "transB")});
   } else if (op == "QLinearConv") {
     result = as_onnx("QLinearConv", in.inputs);
+  } else if (op == "QGemm") {
+    const TypeInfo a = input(0), b = input(3);
+    const DataType yt = in.inputs.size() > 7 && n.inputs.size() > 7 && !n.inputs[7].empty()
+                            ? (n.inputs.size() > 8 && !n.inputs[8].empty() ? input(8).elem_type : DataType::kUInt8)
+                            : DataType::kFloat;
+    result[0] = TensorOf(yt);
+    if (HasShape(a) && HasShape(b) && RankOf(a) == 2 && RankOf(b) == 2)
+      result[0] = TensorOf(yt, {(*a.shape)[AttrInt(n, "transA", 0) ? 1 : 0], (*b.shape)[AttrInt(n, "transB", 0) ? 0 : 1]});
   } else if (op == "QLinearSoftmax") {
     result[0] = input(0);
   } else if (op == "QuantizeLinear" || op == "DequantizeLinear") {

@@ -16,7 +16,7 @@ const KernelTable& CpuKernelTable() {
                         QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
                         DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels,
                         MatMulNBitsKernels, MicrosoftAttentionKernels, MicrosoftBertAttentionKernels,
-                        QLinearSoftmaxKernels}) {
+                        QLinearSoftmaxKernels, QGemmKernels}) {
       auto part = family();
       rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }

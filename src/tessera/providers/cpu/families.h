@@ -46,6 +46,7 @@ std::vector<KernelRow> QLinearConcatKernels();      // qlinear_concat.cc
 std::vector<KernelRow> QLinearPoolKernels();        // qlinear_pool.cc: QLinear(Global)AveragePool
 std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matmul.cc: and MatMulIntegerToFloat
 std::vector<KernelRow> QLinearSoftmaxKernels();         // qlinear_softmax.cc
+std::vector<KernelRow> QGemmKernels();                  // qgemm.cc
 // com.microsoft, opset 1 (ONNX Runtime's transformer contrib ops)
 std::vector<KernelRow> MicrosoftActivationKernels();     // contrib_activations.cc: Gelu, BiasGelu, FastGelu...
 std::vector<KernelRow> MicrosoftNormalizationKernels();  // contrib_normalization.cc: SkipLayerNormalization...
