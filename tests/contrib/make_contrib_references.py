@@ -426,6 +426,48 @@ def cases():
     qgemm_case("qgemm_quantized_bias", 3, 16, 5, c=rng.integers(-300, 300, 5).astype(np.int32))
     qgemm_case("qgemm_float_trans_b", 2, 16, 4, trans_b=1, quantized=False, alpha=0.5)
     qgemm_case("qgemm_trans_a_matrix_c", 3, 8, 4, trans_a=1, c=rng.integers(-100, 100, (3, 4)).astype(np.int32))
+    # ---- MultiHeadAttention: Q, K, V already projected ----
+    def mha(name, feeds, names, outputs, attrs):
+        while names[-1] == "":
+            names.pop()
+        out.append(Case(name, "MultiHeadAttention", feeds, outputs, dict(attrs, num_heads=2), node_inputs=names))
+
+    mha("mha_self_bias_mask", {"query": r(2, 4, 16), "key": r(2, 4, 16), "value": r(2, 4, 16), "bias": r(48) * 0.1,
+                               "key_padding_mask": np.array([[1, 1, 1, 0], [1, 1, 1, 1]], np.int32)},
+        ["query", "key", "value", "bias", "key_padding_mask"], ["output"], {})
+    mha("mha_cross_cache_layout", {"query": r(1, 3, 16), "key": r(1, 2, 5, 8), "value": r(1, 2, 5, 8)},
+        ["query", "key", "value"], ["output"], {})
+    mha("mha_past_unidirectional", {"query": r(1, 2, 16), "key": r(1, 2, 16), "value": r(1, 2, 16),
+                                    "past_key": r(1, 2, 3, 8), "past_value": r(1, 2, 3, 8)},
+        ["query", "key", "value", "", "", "", "past_key", "past_value"], ["output", "present_key", "present_value"],
+        {"unidirectional": 1})
+    # ORT 1.30 has no CPU kernel for packed QKV: the reference is float64 numpy.
+    def packed_qkv_ref(qkv):
+        b, s_n, n, _, h = qkv.shape
+        x = qkv.astype(np.float64)
+        q, k, v = x[:, :, :, 0], x[:, :, :, 1], x[:, :, :, 2]  # (B, S, N, H)
+        sc = np.einsum("bsnh,btnh->bnst", q, k) / math.sqrt(h)
+        p = np.exp(sc - sc.max(axis=-1, keepdims=True))
+        p /= p.sum(axis=-1, keepdims=True)
+        return [np.einsum("bnst,btnh->bsnh", p, v).reshape(b, s_n, n * h).astype(np.float32)]
+    out.append(Case("mha_packed_qkv", "MultiHeadAttention", {"qkv": r(2, 3, 2, 3, 8)}, ["output"], {"num_heads": 2},
+                    reference=packed_qkv_ref))
+    def packed_kv_ref(query, kv, attn_bias, scale=0.3):
+        b, s_n, d = query.shape
+        n, h = kv.shape[2], kv.shape[4]
+        q = query.astype(np.float64).reshape(b, s_n, n, h)
+        k, v = kv[:, :, :, 0].astype(np.float64), kv[:, :, :, 1].astype(np.float64)
+        sc = np.einsum("bsnh,btnh->bnst", q, k) * scale + attn_bias
+        p = np.exp(sc - sc.max(axis=-1, keepdims=True))
+        p /= p.sum(axis=-1, keepdims=True)
+        return [np.einsum("bnst,btnh->bsnh", p, v).reshape(b, s_n, n * h).astype(np.float32)]
+    out.append(Case("mha_packed_kv_bias", "MultiHeadAttention",
+                    {"query": r(1, 3, 16), "kv": r(1, 4, 2, 2, 8), "attention_bias": r(1, 2, 3, 4)}, ["output"],
+                    {"num_heads": 2, "scale": 0.3}, node_inputs=["query", "kv", "", "", "", "attention_bias"],
+                    reference=packed_kv_ref))
+    mha("mha_attention_bias_scale", {"query": r(2, 3, 16), "key": r(2, 4, 16), "value": r(2, 4, 16),
+                                     "attention_bias": r(1, 2, 3, 4)},
+        ["query", "key", "value", "", "", "attention_bias"], ["output"], {"scale": 0.3})
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

@@ -596,6 +596,13 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       stat = TensorOf(stat.elem_type, d);
     }
     for (size_t i = 1; i < 3 && i < result.size(); ++i) result[i] = stat;
+  } else if (op == "MultiHeadAttention") {
+    // (batch, sequence, num_heads * V head size) for 3-D query and value.
+    const TypeInfo q = input(0), v = input(2);
+    result[0] = TensorOf(q.elem_type);
+    if (HasShape(q) && RankOf(q) == 3 && HasShape(v) && RankOf(v) == 3)
+      result[0] = TensorOf(q.elem_type, {(*q.shape)[0], (*q.shape)[1], (*v.shape)[2]});
+    for (size_t i = 1; i < result.size(); ++i) result[i] = TensorOf(q.elem_type);
   } else if (op == "EmbedLayerNormalization") {
     const TypeInfo ids = input(0), word = input(2);
     result[0] = TensorOf(DataType::kFloat);

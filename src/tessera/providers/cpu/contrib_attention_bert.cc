@@ -1,5 +1,6 @@
-// com.microsoft Attention, as ONNX Runtime's transformer optimizer writes a
-// BERT or GPT-2 layer's attention: the Q/K/V projection (one merged weight)
+// com.microsoft Attention and MultiHeadAttention (below), as ONNX Runtime's
+// transformer optimizer writes them. Attention: a
+// BERT or GPT-2 layer's attention, the Q/K/V projection (one merged weight)
 // and the attention itself in one node.
 //   input (B, S, Din) x weights (Din, Hq + Hk + Hv) [+ bias] -> Q, K, V
 //   mask_index (int32), optional, in ORT's forms:
@@ -23,6 +24,87 @@
 
 namespace tessera::cpu {
 namespace {
+
+// The shape of one attention: B x N heads, S queries over T keys of which
+// the first P are the past, head sizes dh (Q, K) and dv (V).
+struct HeadGeometry {
+  int64_t B, N, S, T, P, dh, dv;
+};
+
+// A key mask in any of ORT's forms (null: none), as (B, S, T) bytes, 1 =
+// attend. `what` names the input in errors.
+std::vector<uint8_t> KeyMask(const KernelContext& ctx, const Tensor* mask, int64_t B, int64_t S, int64_t T,
+                             const char* what) {
+    std::vector<uint8_t> keep(static_cast<size_t>(B * S * T), 1);
+    if (!mask) return keep;
+    const Tensor& m = *mask;
+    if (m.dtype() != DataType::kInt32) ctx.Fail(what, " must be int32, got ", m.Describe());
+    const int32_t* mp = m.data<int32_t>();
+    auto set_row = [&](int64_t b, int64_t i, auto attend) {
+      uint8_t* row = keep.data() + (b * S + i) * T;
+      for (int64_t j = 0; j < T; ++j) row[j] = attend(j) ? 1 : 0;
+    };
+    if (m.rank() == 1 && m.dim(0) == B) {
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return j < mp[b]; });
+    } else if (m.rank() == 1 && m.dim(0) == 2 * B) {
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return j < mp[b] && j >= mp[B + b]; });
+    } else if (m.rank() == 2 && m.dim(0) == B && m.dim(1) == T) {
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return mp[b * T + j] != 0; });
+    } else if (m.rank() == 3 && m.dim(0) == B && m.dim(1) == S && m.dim(2) == T) {
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return mp[(b * S + i) * T + j] != 0; });
+    } else if (m.rank() == 4 && m.dim(0) == B && m.dim(1) == 1 && m.dim(2) >= T && m.dim(3) >= T) {
+      const int64_t M = m.dim(3);
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < S; ++i)
+          set_row(b, i, [&](int64_t j) { return mp[(b * m.dim(2) + (T - S + i)) * M + j] != 0; });
+    } else {
+      ctx.Fail(what, " ", m.Describe(), " is none of (", B, "), (", 2 * B, "), (", B, ", ", T, "), (", B, ", ", S,
+               ", ", T, ") or (", B, ", 1, max, max) with max >= ", T);
+    }
+    return keep;
+  }
+
+// Every (batch, head): softmax(scale Q K^T + masks + bias) V into
+// out[b, s, n * dv ...] (row stride out_ld). q_at(b, n) is the head's first
+// query row (row stride q_ld); k_at / v_at its keys and values, T rows of
+// dh / dv contiguous. A masked score gets `filter` added, as ORT does.
+template <typename QAt, typename KAt, typename VAt>
+void AttendHeads(KernelContext& ctx, const HeadGeometry& g, QAt q_at, int64_t q_ld, KAt k_at, VAt v_at,
+                 const std::vector<uint8_t>& keep, const Tensor* ab, bool unidirectional, float scale, float filter,
+                 float* out, int64_t out_ld) {
+  if (ab && (ab->dtype() != DataType::kFloat || ab->rank() != 4 || (ab->dim(0) != 1 && ab->dim(0) != g.B) ||
+             (ab->dim(1) != 1 && ab->dim(1) != g.N) || ab->dim(2) != g.S || ab->dim(3) != g.T))
+    ctx.Fail("attention_bias must be (", g.B, " or 1, ", g.N, " or 1, ", g.S, ", ", g.T, ") floats, got ", ab->Describe());
+  ParallelFor(ctx.thread_pool(), g.B * g.N, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<float> scores(static_cast<size_t>(g.S * g.T));
+    for (int64_t bn = lo; bn < hi; ++bn) {
+      const int64_t b = bn / g.N, n = bn % g.N;
+      GemmF32(false, true, g.S, g.T, g.dh, scale, q_at(b, n), q_ld, k_at(b, n), g.dh, 0.0f, scores.data(), g.T);
+      for (int64_t i = 0; i < g.S; ++i) {
+        float* row = scores.data() + i * g.T;
+        const uint8_t* kr = keep.data() + (b * g.S + i) * g.T;
+        for (int64_t j = 0; j < g.T; ++j) {
+          if (!kr[j] || (unidirectional && j > g.P + i)) row[j] += filter;
+          if (ab) {
+            const int64_t bb = ab->dim(0) == 1 ? 0 : b, nb = ab->dim(1) == 1 ? 0 : n;
+            row[j] += ab->data<float>()[((bb * ab->dim(1) + nb) * g.S + i) * g.T + j];
+          }
+        }
+        const float mx = *std::max_element(row, row + g.T);
+        double sum = 0;
+        for (int64_t j = 0; j < g.T; ++j) sum += (row[j] = std::exp(row[j] - mx));
+        const float inv = static_cast<float>(1.0 / sum);
+        for (int64_t j = 0; j < g.T; ++j) row[j] *= inv;
+      }
+      GemmF32(false, false, g.S, g.dv, g.T, 1.0f, scores.data(), g.T, v_at(b, n), g.dv, 0.0f,
+              out + b * g.S * out_ld + n * g.dv, out_ld);
+    }
+  });
+}
 
 class MsAttention final : public OpKernel {
  public:
@@ -104,39 +186,13 @@ class MsAttention final : public OpKernel {
         }
       }
 
-    const std::vector<uint8_t> keep = KeyMask(ctx, B, S, T);  // (B, S, T): 1 = attend
+    const std::vector<uint8_t> keep = KeyMask(ctx, ctx.has_input(3) ? &ctx.input(3) : nullptr, B, S, T, "mask_index");
     const Tensor* ab = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-    if (ab && (ab->dtype() != DataType::kFloat || ab->rank() != 4 || (ab->dim(0) != 1 && ab->dim(0) != B) ||
-               (ab->dim(1) != 1 && ab->dim(1) != heads_) || ab->dim(2) != S || ab->dim(3) != T))
-      ctx.Fail("attention_bias must be (", B, " or 1, ", heads_, " or 1, ", S, ", ", T, ") floats, got ", ab->Describe());
     const float scale = scale_ != 0.f ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
     Tensor& out = ctx.allocate_output(0, DataType::kFloat, {B, S, hv});
-    float* op = out.data<float>();
-    ParallelFor(ctx.thread_pool(), B * heads_, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<float> scores(static_cast<size_t>(S * T));
-      for (int64_t bn = lo; bn < hi; ++bn) {
-        const int64_t b = bn / heads_, n = bn % heads_;
-        GemmF32(false, true, S, T, dh, scale, qkv.data() + b * S * width + n * dh, width, k_at(b, n), dh, 0.0f,
-                scores.data(), T);
-        for (int64_t i = 0; i < S; ++i) {
-          float* row = scores.data() + i * T;
-          const uint8_t* kr = keep.data() + (b * S + i) * T;
-          for (int64_t j = 0; j < T; ++j) {
-            if (!kr[j] || (unidirectional_ && j > P + i)) row[j] += filter_;
-            if (ab) {
-              const int64_t bb = ab->dim(0) == 1 ? 0 : b, nb = ab->dim(1) == 1 ? 0 : n;
-              row[j] += ab->data<float>()[((bb * ab->dim(1) + nb) * S + i) * T + j];
-            }
-          }
-          float mx = *std::max_element(row, row + T);
-          double sum = 0;
-          for (int64_t j = 0; j < T; ++j) sum += (row[j] = std::exp(row[j] - mx));
-          const float inv = static_cast<float>(1.0 / sum);
-          for (int64_t j = 0; j < T; ++j) row[j] *= inv;
-        }
-        GemmF32(false, false, S, dv, T, 1.0f, scores.data(), T, v_at(b, n), dv, 0.0f, op + b * S * hv + n * dv, hv);
-      }
-    });
+    const HeadGeometry g{B, heads_, S, T, P, dh, dv};
+    AttendHeads(ctx, g, [&](int64_t b, int64_t n) { return qkv.data() + b * S * width + n * dh; }, width, k_at, v_at,
+                keep, ab, unidirectional_, scale, filter_, out.data<float>(), hv);
     if (ctx.num_outputs() > 1 && ctx.output_requested(1)) {
       if (dh != dv) ctx.Fail("present needs equal K and V head sizes");
       Tensor& pres = ctx.allocate_output(1, DataType::kFloat, {2, B, heads_, T, dh});
@@ -145,51 +201,165 @@ class MsAttention final : public OpKernel {
   }
 
  private:
-  // mask_index in any of its forms, as (B, S, T) bytes, 1 = attend.
-  std::vector<uint8_t> KeyMask(const KernelContext& ctx, int64_t B, int64_t S, int64_t T) const {
-    std::vector<uint8_t> keep(static_cast<size_t>(B * S * T), 1);
-    if (!ctx.has_input(3)) return keep;
-    const Tensor& m = ctx.input(3);
-    if (m.dtype() != DataType::kInt32) ctx.Fail("mask_index must be int32, got ", m.Describe());
-    const int32_t* mp = m.data<int32_t>();
-    auto set_row = [&](int64_t b, int64_t i, auto attend) {
-      uint8_t* row = keep.data() + (b * S + i) * T;
-      for (int64_t j = 0; j < T; ++j) row[j] = attend(j) ? 1 : 0;
-    };
-    if (m.rank() == 1 && m.dim(0) == B) {
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return j < mp[b]; });
-    } else if (m.rank() == 1 && m.dim(0) == 2 * B) {
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return j < mp[b] && j >= mp[B + b]; });
-    } else if (m.rank() == 2 && m.dim(0) == B && m.dim(1) == T) {
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return mp[b * T + j] != 0; });
-    } else if (m.rank() == 3 && m.dim(0) == B && m.dim(1) == S && m.dim(2) == T) {
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i) set_row(b, i, [&](int64_t j) { return mp[(b * S + i) * T + j] != 0; });
-    } else if (m.rank() == 4 && m.dim(0) == B && m.dim(1) == 1 && m.dim(2) >= T && m.dim(3) >= T) {
-      const int64_t M = m.dim(3);
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t i = 0; i < S; ++i)
-          set_row(b, i, [&](int64_t j) { return mp[(b * m.dim(2) + (T - S + i)) * M + j] != 0; });
-    } else {
-      ctx.Fail("mask_index ", m.Describe(), " is none of (", B, "), (", 2 * B, "), (", B, ", ", T, "), (", B, ", ", S,
-               ", ", T, ") or (", B, ", 1, max, max) with max >= ", T);
-    }
-    return keep;
-  }
-
   int64_t heads_;
   bool unidirectional_;
   float scale_, filter_;
   std::vector<int64_t> qkv_sizes_;
 };
 
+// ---- MultiHeadAttention: the attention alone, Q, K and V already projected ----
+// query (B, S, D); key/value (B, L, D) / (B, L, Dv), or already in the
+// cache's layout (B, N, L, H) for cross attention; packed forms: QKV as
+// query (B, S, N, 3, H) without key and value, KV as key (B, L, N, 2, H)
+// without value. bias (D + D + Dv) is added to 3-D Q, K, V. past_key /
+// past_value (B, N, P, H) come before the new keys; present_key /
+// present_value (B, N, P + L, H) are the keys and values attended.
+class MultiHeadAttention final : public OpKernel {
+ public:
+  explicit MultiHeadAttention(const KernelInfo& info)
+      : heads_(info.attr_int("num_heads")),
+        unidirectional_(info.attr_int("unidirectional", 0) != 0),
+        scale_(info.attr_float("scale", 0.f)),
+        filter_(info.attr_float("mask_filter_value", -10000.f)) {
+    if (heads_ <= 0) info.Fail("num_heads must be positive, got ", heads_);
+    for (size_t i : {8, 9})
+      if (info.has_input(i)) info.Fail("input ", i, " (past_sequence_length, cache_indirection: a shared or beam-search cache) is not supported");
+    if (info.has_input(6) != info.has_input(7)) info.Fail("past_key and past_value must be given together");
+    if (info.attr_int("output_qk", 0) != 0 || info.has_output(3)) info.Fail("the qk output is not supported");
+  }
+
+  void Compute(KernelContext& ctx) const override {
+    ThreadPool::CurrentScope threads(ctx.thread_pool());
+    const Tensor& q = ctx.input(0);
+    if (q.dtype() != DataType::kFloat) ctx.Fail("query must be float, got ", q.Describe());
+    const int64_t B = q.dim(0), S = q.rank() >= 2 ? q.dim(1) : 0, N = heads_;
+    const Tensor* k = ctx.has_input(1) ? &ctx.input(1) : nullptr;
+    const Tensor* v = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    for (const Tensor* t : {k, v})
+      if (t && t->dtype() != DataType::kFloat) ctx.Fail("key and value must be float, got ", t->Describe());
+    // Q, K and V as (B, N, rows, H) float buffers; from 3-D inputs with the bias.
+    int64_t dh = 0, dv = 0, L = 0;
+    std::vector<float> qb, kb, vb;
+    const Tensor* bias = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    auto heads_of = [&](const float* src, int64_t rows, int64_t row_stride, int64_t offset, int64_t h, const float* add,
+                        std::vector<float>& dst) {
+      dst.resize(static_cast<size_t>(B * N * rows * h));
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t r = 0; r < rows; ++r) {
+            const float* in = src + (b * rows + r) * row_stride + offset + n * h;
+            float* o = dst.data() + ((b * N + n) * rows + r) * h;
+            for (int64_t d = 0; d < h; ++d) o[d] = in[d] + (add ? add[n * h + d] : 0.f);
+          }
+    };
+    if (!k && q.rank() == 5) {  // packed QKV (B, S, N, 3, H)
+      if (q.dim(2) != N || q.dim(3) != 3) ctx.Fail("packed QKV must be (B, S, ", N, ", 3, H), got ", q.Describe());
+      dh = dv = q.dim(4);
+      L = S;
+      const int64_t stride = N * 3 * dh;
+      for (int which = 0; which < 3; ++which) {
+        std::vector<float>& dst = which == 0 ? qb : which == 1 ? kb : vb;
+        dst.resize(static_cast<size_t>(B * N * S * dh));
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t r = 0; r < S; ++r)
+              std::copy_n(q.data<float>() + (b * S + r) * stride + (n * 3 + which) * dh, dh,
+                          dst.data() + ((b * N + n) * S + r) * dh);
+      }
+    } else {
+      if (q.rank() != 3 || q.dim(2) % N != 0) ctx.Fail("query must be (B, S, num_heads * H), got ", q.Describe());
+      dh = q.dim(2) / N;
+      if (!k) ctx.Fail("key is required unless query packs Q, K and V");
+      if (k->rank() == 5) {  // packed KV (B, L, N, 2, H)
+        if (v || k->dim(0) != B || k->dim(2) != N || k->dim(3) != 2 || k->dim(4) != dh)
+          ctx.Fail("packed KV must be (", B, ", L, ", N, ", 2, ", dh, ") with no value input, got ", k->Describe());
+        L = k->dim(1);
+        dv = dh;
+        kb.resize(static_cast<size_t>(B * N * L * dh));
+        vb.resize(kb.size());
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t r = 0; r < L; ++r) {
+              const float* in = k->data<float>() + ((b * L + r) * N + n) * 2 * dh;
+              std::copy_n(in, dh, kb.data() + ((b * N + n) * L + r) * dh);
+              std::copy_n(in + dh, dh, vb.data() + ((b * N + n) * L + r) * dh);
+            }
+      } else if (k->rank() == 4) {  // already (B, N, L, H): cross attention's cache
+        if (!v || v->rank() != 4 || k->dim(0) != B || k->dim(1) != N || k->dim(3) != dh || v->dim(0) != B ||
+            v->dim(1) != N || v->dim(2) != k->dim(2))
+          ctx.Fail("key and value in the cache layout must be (", B, ", ", N, ", L, H), got ", k->Describe(), " and ",
+                   v ? v->Describe() : std::string("none"));
+        L = k->dim(2);
+        dv = v->dim(3);
+        kb.assign(k->data<float>(), k->data<float>() + k->numel());
+        vb.assign(v->data<float>(), v->data<float>() + v->numel());
+      } else {
+        if (!v || k->rank() != 3 || v->rank() != 3 || k->dim(0) != B || v->dim(0) != B || k->dim(1) != v->dim(1) ||
+            k->dim(2) != q.dim(2) || v->dim(2) % N != 0)
+          ctx.Fail("key and value must be (", B, ", L, ", q.dim(2), ") and (", B, ", L, num_heads * Hv), got ",
+                   k->Describe(), " and ", v ? v->Describe() : std::string("none"));
+        L = k->dim(1);
+        dv = v->dim(2) / N;
+      }
+      const int64_t width = N * dh * 2 + N * dv;
+      if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != width))
+        ctx.Fail("bias must hold ", width, " floats (Q, K and V hidden sizes), got ", bias->Describe());
+      const float* bq = bias ? bias->data<float>() : nullptr;
+      heads_of(q.data<float>(), S, q.dim(2), 0, dh, bq, qb);
+      if (k->rank() == 3) {
+        heads_of(k->data<float>(), L, k->dim(2), 0, dh, bq ? bq + N * dh : nullptr, kb);
+        heads_of(v->data<float>(), L, v->dim(2), 0, dv, bq ? bq + 2 * N * dh : nullptr, vb);
+      }
+    }
+    // The past before the new keys and values.
+    const Tensor* pk = ctx.has_input(6) ? &ctx.input(6) : nullptr;
+    const Tensor* pv = ctx.has_input(7) ? &ctx.input(7) : nullptr;
+    int64_t P = 0;
+    if (pk) {
+      if (pk->dtype() != DataType::kFloat || pk->rank() != 4 || pk->dim(0) != B || pk->dim(1) != N || pk->dim(3) != dh ||
+          pv->dtype() != DataType::kFloat || pv->rank() != 4 || pv->dim(2) != pk->dim(2) || pv->dim(3) != dv)
+        ctx.Fail("past_key and past_value must be (", B, ", ", N, ", P, ", dh, ") and (", B, ", ", N, ", P, ", dv,
+                 ") floats, got ", pk->Describe(), " and ", pv->Describe());
+      P = pk->dim(2);
+      auto prepend = [&](const Tensor& past, std::vector<float>& cur, int64_t h) {
+        std::vector<float> all(static_cast<size_t>(B * N * (P + L) * h));
+        for (int64_t bn = 0; bn < B * N; ++bn) {
+          std::copy_n(past.data<float>() + bn * P * h, P * h, all.data() + bn * (P + L) * h);
+          std::copy_n(cur.data() + bn * L * h, L * h, all.data() + bn * (P + L) * h + P * h);
+        }
+        cur.swap(all);
+      };
+      prepend(*pk, kb, dh);
+      prepend(*pv, vb, dv);
+    }
+    const int64_t T = P + L;
+    const std::vector<uint8_t> keep =
+        KeyMask(ctx, ctx.has_input(4) ? &ctx.input(4) : nullptr, B, S, T, "key_padding_mask");
+    const Tensor* ab = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    const float scale = scale_ != 0.f ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
+    Tensor& out = ctx.allocate_output(0, DataType::kFloat, {B, S, N * dv});
+    const HeadGeometry g{B, N, S, T, P, dh, dv};
+    AttendHeads(ctx, g, [&](int64_t b, int64_t n) { return qb.data() + (b * N + n) * S * dh; }, dh,
+                [&](int64_t b, int64_t n) { return kb.data() + (b * N + n) * T * dh; },
+                [&](int64_t b, int64_t n) { return vb.data() + (b * N + n) * T * dv; }, keep, ab, unidirectional_,
+                scale, filter_, out.data<float>(), N * dv);
+    if (ctx.num_outputs() > 1 && ctx.output_requested(1))
+      std::copy(kb.begin(), kb.end(), ctx.allocate_output(1, DataType::kFloat, {B, N, T, dh}).data<float>());
+    if (ctx.num_outputs() > 2 && ctx.output_requested(2))
+      std::copy(vb.begin(), vb.end(), ctx.allocate_output(2, DataType::kFloat, {B, N, T, dv}).data<float>());
+  }
+
+ private:
+  int64_t heads_;
+  bool unidirectional_;
+  float scale_, filter_;
+};
+
 }  // namespace
 
 std::vector<KernelRow> MicrosoftBertAttentionKernels() {
-  return {{kMicrosoftDomain, "Attention", 1, 1, {DataType::kFloat}, Make<MsAttention>()}};
+  return {{kMicrosoftDomain, "Attention", 1, 1, {DataType::kFloat}, Make<MsAttention>()},
+          {kMicrosoftDomain, "MultiHeadAttention", 1, 1, {DataType::kFloat}, Make<MultiHeadAttention>()}};
 }
 
 }  // namespace tessera::cpu
