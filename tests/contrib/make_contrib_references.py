@@ -468,6 +468,19 @@ def cases():
     mha("mha_attention_bias_scale", {"query": r(2, 3, 16), "key": r(2, 4, 16), "value": r(2, 4, 16),
                                      "attention_bias": r(1, 2, 3, 4)},
         ["query", "key", "value", "", "", "attention_bias"], ["output"], {"scale": 0.3})
+    # ---- Inverse, GridSample, FusedConv ----
+    mats = r(3, 4, 4) + 4 * np.eye(4, dtype=np.float32)  # well conditioned
+    out.append(Case("inverse", "Inverse", {"x": mats}, ["y"]))
+    out.append(Case("grid_sample_bilinear_align", "GridSample", {"x": r(1, 2, 4, 5), "grid": (rng.random((1, 3, 3, 2)) * 2.4 - 1.2).astype(np.float32)},
+                    ["y"], {"mode": "bilinear", "align_corners": 1}))
+    out.append(Case("grid_sample_nearest_border", "GridSample", {"x": r(2, 1, 3, 3), "grid": (rng.random((2, 2, 4, 2)) * 2.4 - 1.2).astype(np.float32)},
+                    ["y"], {"mode": "nearest", "padding_mode": "border"}))
+    for act, params in [("Relu", None), ("LeakyRelu", [0.1]), ("Tanh", None), ("Clip", [-0.5, 0.5])]:
+        attrs = {"activation": act, "kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
+        if params:
+            attrs["activation_params"] = params
+        out.append(Case("fused_conv_" + act.lower(), "FusedConv", {"x": r(1, 3, 5, 5)}, ["y"], attrs,
+                        consts={"w": r(4, 3, 3, 3) * 0.3, "b": r(4) * 0.1}))
     # ---- the rest ----
     out.append(Case("fused_matmul", "FusedMatMul", {"a": r(2, 3, 4), "b": r(2, 4, 5)}, ["y"], {"alpha": 0.5}))
     out.append(Case("fused_matmul_trans", "FusedMatMul", {"a": r(2, 4, 3), "b": r(5, 4)}, ["y"],

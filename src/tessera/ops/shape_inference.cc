@@ -650,6 +650,11 @@ std::vector<TypeInfo> InferMicrosoftOutputTypes(const InferenceInput& in) {
       d.back() = Dim::Known(d.back().value / 2);
       result[0] = TensorOf(x.elem_type, d);
     }
+  } else if (op == "Inverse") {
+    result[0] = input(0);
+  } else if (op == "GridSample" || op == "FusedConv") {
+    std::vector<TypeInfo> ins(in.inputs.begin(), in.inputs.begin() + std::min<size_t>(in.inputs.size(), op == "FusedConv" ? 3 : 2));
+    result = InferAsOnnxOp(in, op == "FusedConv" ? "Conv" : "GridSample", ins, {"activation", "activation_params"}, true);
   } else if (op == "Trilu" || op == "Range") {
     result = InferAsOnnxOp(in, op.c_str(), in.inputs, {}, true);
   } else if (op == "FusedMatMul") {

@@ -231,5 +231,28 @@ TEST(ContribAttention, BadMaskAndWeightsAreClearErrors) {
       .Run();
 }
 
+TEST(ContribInverse, SingularAndEmptyBatches) {
+  OpTest("Inverse", 1, kMs)
+      .Input("x", T_<double>({2, 0, 0, 4}, {1, 2, 2}))
+      .Output("y", T_<double>({0.5, 0, 0, 0.25}, {1, 2, 2}))
+      .Run();
+  OpTest("Inverse", 1, kMs)
+      .Input("x", T_<float>({1, 2, 2, 4}, {2, 2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("matrix 0 of the batch is singular");
+  OpTest("Inverse", 1, kMs).Input("x", T_<float>({}, {0, 3, 3})).Output("y", T_<float>({}, {0, 3, 3})).Run();
+}
+
+TEST(ContribFusedConv, TheSumInputIsAClearError) {
+  OpTest("FusedConv", 1, kMs)
+      .Attr("activation", std::string("Relu"))
+      .Input("x", T_<float>(std::vector<float>(9, 1.f), {1, 1, 3, 3}))
+      .Input("w", T_<float>({1}, {1, 1, 1, 1}))
+      .Input("b", T_<float>({0}, {1}))
+      .Input("z", T_<float>(std::vector<float>(9, 1.f), {1, 1, 3, 3}))
+      .UncheckedOutput("y")
+      .ExpectFailure("the Z input (a sum before the activation) is not supported");
+}
+
 }  // namespace
 }  // namespace tessera::test

@@ -34,9 +34,10 @@ FusedActivation::FusedActivation(const KernelInfo& info) {
   else if (a == "Silu") kind_ = Kind::kSilu;
   else if (a == "Gelu") kind_ = Kind::kGelu;
   else if (a == "GeluTanh") kind_ = Kind::kGeluTanh;
+  else if (a == "Tanh") kind_ = Kind::kTanh;  // ONNX Runtime's FusedConv writes it
   else
     info.Fail("unknown activation '", a,
-              "' (expected Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, Silu, Gelu or GeluTanh)");
+              "' (expected Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, Silu, Gelu, GeluTanh or Tanh)");
   if (p.size() != want)
     info.Fail("activation ", a, " takes ", want, " activation_params, got ", p.size());
   if (want > 0) p0_ = p[0];
@@ -319,6 +320,13 @@ std::vector<KernelRow> FusedKernels() {
   std::vector<KernelRow> rows = FusedAttentionKernels();
   std::vector<KernelRow> own = {
       {kTesseraDomain, "FusedConv", 1, 1, types::Floats(), Make<FusedConv>()},
+      // ONNX Runtime's: the same activations; its optional Z (a sum added
+      // before the activation, from Conv + Add fusion) is refused.
+      {kMicrosoftDomain, "FusedConv", 1, 1, types::Floats(),
+       [](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
+         if (info.has_input(3)) info.Fail("the Z input (a sum before the activation) is not supported");
+         return std::make_unique<FusedConv>(info);
+       }},
       {kTesseraDomain, "FusedGemm", 1, 1, f2, Make<FusedGemm>()},
       {kTesseraDomain, "FusedMatMul", 1, 1, f2, Make<FusedMatMul>()},
       // ONNX Runtime's: alpha * op(A) op(B), without bias or activation.

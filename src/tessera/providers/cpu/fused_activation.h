@@ -22,7 +22,7 @@ namespace tessera::cpu {
 
 class FusedActivation final : public Epilogue {
  public:
-  enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kSilu, kGelu, kGeluTanh };
+  enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kSilu, kGelu, kGeluTanh, kTanh };
 
   // Reads `activation` (default: none) and `activation_params`; fails naming
   // the node on an unknown activation or a wrong parameter count.
@@ -50,6 +50,7 @@ class FusedActivation final : public Epilogue {
       case Kind::kSilu: return x * Logistic(x);
       case Kind::kGelu: return GeluErf(x);
       case Kind::kGeluTanh: return GeluTanh(x);
+      case Kind::kTanh: return std::tanh(x);
     }
     return x;
   }
@@ -89,6 +90,7 @@ class FusedActivation final : public Epilogue {
       case Kind::kSilu: return SiluInPlace;
       case Kind::kGelu: return GeluErfInPlace;
       case Kind::kGeluTanh: return GeluTanhInPlace;
+      case Kind::kTanh: return TanhInPlace;
       default: return nullptr;
     }
   }

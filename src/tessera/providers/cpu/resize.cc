@@ -1021,6 +1021,11 @@ std::vector<KernelRow> ResizeKernels() {
       {"ai.onnx", "Upsample", 9, kMaxOnnxOpset, ResizeTypes(), Make<Upsample>()},
       {"ai.onnx", "GridSample", 16, 19, types::Floats(), Make<GridSample>()},
       {"ai.onnx", "GridSample", 20, kMaxOnnxOpset, types::Floats(), Make<GridSample>()},
+      // ONNX Runtime's com.microsoft form: opset 16's mode names (bilinear, bicubic).
+      {kMicrosoftDomain, "GridSample", 1, 1, types::Floats(),
+       [](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
+         return std::make_unique<GridSample>(KernelInfo(info.node(), 16, info.owner_graph()));
+       }},
       {"ai.onnx", "AffineGrid", 20, kMaxOnnxOpset, types::Floats(), Make<AffineGrid>()},
       {"ai.onnx", "RoiAlign", 10, 15, f3, Make<RoiAlign>()},
       {"ai.onnx", "RoiAlign", 16, kMaxOnnxOpset, types::Floats(), Make<RoiAlign>()},
