@@ -76,12 +76,22 @@ inline tessera::Model MakeModel(const std::vector<InputSpec>& inputs, std::vecto
   tessera::Model m;
   m.ir_version = 8;
   m.opset_imports.push_back({tessera::kOnnxDomain, 17});
+  m.opset_imports.push_back({tessera::kMicrosoftDomain, 1});
   m.graph = std::make_shared<tessera::Graph>();
   m.graph->name = "fuzz_" + nodes.front().op_type;
   m.graph->nodes = std::move(nodes);
   for (const auto& in : inputs) m.graph->inputs.push_back(ValueInfo{in.name, TypeInfo::Tensor(in.dtype), ""});
   for (const auto& [name, dtype] : outputs) m.graph->outputs.push_back(ValueInfo{name, TypeInfo::Tensor(dtype), ""});
   return m;
+}
+
+// ONNX Runtime's contrib ops: their packed formats (4-bit weights, KV caches,
+// masks in several forms) meet arbitrary shapes and values.
+inline Node MsNode(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                   std::vector<Attribute> attrs = {}) {
+  Node n = MakeNode(op, std::move(in), std::move(out), std::move(attrs));
+  n.domain = tessera::kMicrosoftDomain;
+  return n;
 }
 
 inline std::vector<Case> BuildCases() {
@@ -150,6 +160,36 @@ inline std::vector<Case> BuildCases() {
       {{{"x", F}, {"roi", F}, {"scales", F, Kind::kShape}},
        {MakeNode("Resize", {"x", "roi", "scales"}, {"y"}, {StrAttr("mode", "linear")})}, {{"y", F}}},
       {{{"x", DataType::kString}}, {MakeNode("Identity", {"x"}, {"y"})}, {{"y", DataType::kString}}},
+      // com.microsoft (keep these last: a model's index is its first byte).
+      {{{"a", F}, {"b", DataType::kUInt8}, {"scales", F}, {"zp", DataType::kUInt8}},
+       {MsNode("MatMulNBits", {"a", "b", "scales", "zp"}, {"y"},
+               {IntAttr("K", 32), IntAttr("N", 3), IntAttr("bits", 4), IntAttr("block_size", 16)})},
+       {{"y", F}}},
+      {{{"q", F}, {"k", F}, {"v", F}, {"pk", F}, {"pv", F}, {"seqlens", I32, Kind::kIndex},
+        {"total", I32, Kind::kScalar}},
+       {MsNode("GroupQueryAttention", {"q", "k", "v", "pk", "pv", "seqlens", "total"}, {"o", "ok", "ov"},
+               {IntAttr("num_heads", 2), IntAttr("kv_num_heads", 1)})},
+       {{"o", F}, {"ok", F}, {"ov", F}}},
+      {{{"x", F}, {"w", F}, {"b", F}, {"mask", I32, Kind::kIndex}, {"past", F}},
+       {MsNode("Attention", {"x", "w", "b", "mask", "past"}, {"y", "present"}, {IntAttr("num_heads", 2)})},
+       {{"y", F}, {"present", F}}},
+      {{{"q", F}, {"k", F}, {"v", F}, {"mask", I32, Kind::kIndex}},
+       {MsNode("MultiHeadAttention", {"q", "k", "v", "", "mask"}, {"y"}, {IntAttr("num_heads", 2)})}, {{"y", F}}},
+      {{{"x", F}, {"pos", I64, Kind::kIndex}, {"cos", F}, {"sin", F}},
+       {MsNode("RotaryEmbedding", {"x", "pos", "cos", "sin"}, {"y"})}, {{"y", F}}},
+      {{{"x", F}, {"skip", F}, {"gamma", F}, {"beta", F}},
+       {MsNode("SkipLayerNormalization", {"x", "skip", "gamma", "beta"}, {"y", "", "", "s"})}, {{"y", F}, {"s", F}}},
+      {{{"ids", I32, Kind::kIndex}, {"seg", I32, Kind::kIndex}, {"word", F}, {"pos", F}, {"segemb", F}, {"g", F},
+        {"b", F}, {"mask", I32, Kind::kIndex}},
+       {MsNode("EmbedLayerNormalization", {"ids", "seg", "word", "pos", "segemb", "g", "b", "mask"}, {"y", "mi"})},
+       {{"y", F}, {"mi", I32}}},
+      {{{"x", DataType::kUInt8}, {"xs", F, Kind::kScalar}, {"xz", DataType::kUInt8, Kind::kScalar},
+        {"ys", F, Kind::kScalar}, {"yz", DataType::kUInt8, Kind::kScalar}},
+       {MsNode("QLinearSoftmax", {"x", "xs", "xz", "ys", "yz"}, {"y"}, {IntAttr("opset", 13)})},
+       {{"y", DataType::kUInt8}}},
+      {{{"x", F}, {"bias", F}}, {MsNode("BiasSplitGelu", {"x", "bias"}, {"y"})}, {{"y", F}}},
+      {{{"d", F}, {"bias", F}}, {MsNode("BiasSoftmax", {"d", "bias"}, {"y"}, {IntAttr("is_inner_broadcast", 0)})},
+       {{"y", F}}},
   };
   tessera::SessionOptions options;
   options.intra_op_num_threads = 1;
@@ -165,6 +205,13 @@ inline std::vector<Case> BuildCases() {
   }
   return cases;
 }
+
+inline std::vector<Case>& AllCases() {
+  static std::vector<Case> cases = BuildCases();
+  return cases;
+}
+// How many models the first byte chooses among.
+inline int NumCases() { return static_cast<int>(AllCases().size()); }
 
 class Reader {
  public:
@@ -260,7 +307,7 @@ inline tessera::Tensor DecodeInput(const InputSpec& spec, Reader& r) {
 
 // One fuzz input; shared by the libFuzzer target and the regression test.
 inline void RunInputsHarness(const uint8_t* data, size_t size) {
-  static std::vector<Case> cases = BuildCases();
+  std::vector<Case>& cases = AllCases();
   Reader r(data, size);
   Case& c = cases[r.Byte() % cases.size()];
   uint8_t flags = r.Byte();

@@ -231,8 +231,9 @@ class MultiHeadAttention final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     ThreadPool::CurrentScope threads(ctx.thread_pool());
     const Tensor& q = ctx.input(0);
-    if (q.dtype() != DataType::kFloat) ctx.Fail("query must be float, got ", q.Describe());
-    const int64_t B = q.dim(0), S = q.rank() >= 2 ? q.dim(1) : 0, N = heads_;
+    if (q.dtype() != DataType::kFloat || (q.rank() != 3 && q.rank() != 5))
+      ctx.Fail("query must be float (B, S, hidden) or packed QKV (B, S, N, 3, H), got ", q.Describe());
+    const int64_t B = q.dim(0), S = q.dim(1), N = heads_;
     const Tensor* k = ctx.has_input(1) ? &ctx.input(1) : nullptr;
     const Tensor* v = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     for (const Tensor* t : {k, v})

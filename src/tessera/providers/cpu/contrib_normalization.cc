@@ -50,7 +50,7 @@ class SkipNormalization final : public OpKernel {
     const Shape& xs = x.shape();
     Shape trimmed = skip.shape();
     while (trimmed.size() > 1 && trimmed.front() == 1 && trimmed.size() >= xs.size()) trimmed.erase(trimmed.begin());
-    if (trimmed.size() > xs.size() || !std::equal(trimmed.rbegin(), trimmed.rend(), xs.rbegin()))
+    if (trimmed.empty() || trimmed.size() > xs.size() || !std::equal(trimmed.rbegin(), trimmed.rend(), xs.rbegin()))
       ctx.Fail("skip ", skip.Describe(), " must have the input's shape ", ShapeToString(xs),
                " or its trailing dimensions");
     const int64_t rows = d > 0 ? x.numel() / d : 0;
