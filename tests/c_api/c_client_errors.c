@@ -53,6 +53,9 @@ void RunErrorTests(OrtEnv* env, const char* default_model) {
                "available: ");
   OrtCUDAProviderOptionsV2* cuda = NULL;
   ORT_OK_(g_ort->CreateCUDAProviderOptions(&cuda));
+  const char* cuda_keys[1] = {"device_id"};
+  const char* bad_id[1] = {"gpu0"};
+  EXPECT_ERROR(g_ort->UpdateCUDAProviderOptions(cuda, cuda_keys, bad_id, 1), ORT_INVALID_ARGUMENT, "device_id");
   EXPECT_ERROR(g_ort->SessionOptionsAppendExecutionProvider_CUDA_V2(options, cuda), ORT_INVALID_ARGUMENT, "CUDA");
   g_ort->ReleaseCUDAProviderOptions(cuda);
   EXPECT_ERROR(g_ort->SetSessionGraphOptimizationLevel(options, (GraphOptimizationLevel)5), ORT_INVALID_ARGUMENT,

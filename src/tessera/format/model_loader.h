@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "tessera/ir/graph.h"
@@ -20,8 +21,10 @@ struct LoadLimits {
   // External-data files the caller holds in memory (ORT's
   // AddExternalInitializersFromFilesInMemory), by location as the model
   // writes it; consulted before the model's folder. Tensors are copied out,
-  // so the memory need only outlive loading.
-  std::map<std::string, std::pair<const void*, size_t>> external_files_in_memory;
+  // so the memory need only outlive loading. (Behind a pointer: GCC 12 warns
+  // falsely about a std::map member of aggregates built with designators.)
+  using FilesInMemory = std::map<std::string, std::pair<const void*, size_t>>;
+  std::shared_ptr<const FilesInMemory> external_files_in_memory;
 };
 
 // Loads a model file. External data is resolved against the file's folder.

@@ -101,8 +101,9 @@ Tensor TensorFromWire(const wire::Tensor& t, LoadContext* ctx, const std::string
         (kv.key() == "offset" ? offset : length) = v;
       }
     }
-    auto in_memory = limits.external_files_in_memory.find(location);
-    if (in_memory != limits.external_files_in_memory.end()) {
+    const auto* files_in_memory = limits.external_files_in_memory.get();
+    auto in_memory = files_in_memory ? files_in_memory->find(location) : LoadLimits::FilesInMemory::const_iterator{};
+    if (files_in_memory && in_memory != files_in_memory->end()) {
       const auto* base = static_cast<const unsigned char*>(in_memory->second.first);
       auto size = static_cast<int64_t>(in_memory->second.second);
       if (length < 0) length = size - offset;

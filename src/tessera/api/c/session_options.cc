@@ -244,13 +244,17 @@ OrtStatus* AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options,
     NotNull(external_initializer_file_names, entry, "external_initializer_file_names");
     NotNull(external_initializer_file_buffer_array, entry, "external_initializer_file_buffer_array");
     NotNull(external_initializer_file_lengths, entry, "external_initializer_file_lengths");
+    const auto& current = o.options.load_limits.external_files_in_memory;
+    auto files = current ? std::make_shared<LoadLimits::FilesInMemory>(*current)
+                         : std::make_shared<LoadLimits::FilesInMemory>();
     for (size_t i = 0; i < num_external_initializer_files; ++i) {
       std::string name = NotNull(external_initializer_file_names[i], entry, "external_initializer_file_names[i]");
       const char* data = external_initializer_file_buffer_array[i];
       size_t size = external_initializer_file_lengths[i];
       if (size > 0 && !data) TS_THROW(kInvalidArgument, entry, ": the buffer of '", name, "' is NULL");
-      o.options.load_limits.external_files_in_memory[name] = {data, size};
+      (*files)[name] = {data, size};
     }
+    o.options.load_limits.external_files_in_memory = std::move(files);
   });
 }
 
