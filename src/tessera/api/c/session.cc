@@ -3,6 +3,7 @@
 // is const and thread-safe), as ORT allows.
 #include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "tessera/api/c/ort_objects.h"
 #include "tessera/api/providers.h"
@@ -231,6 +232,52 @@ OrtStatus* Run(OrtSession* session, const OrtRunOptions* run_options, const char
     }
     for (size_t i = 0; i < output_names_len; ++i)
       if (created[i]) outputs[i] = created[i].release();
+  });
+}
+
+}  // namespace tessera::capi
+
+namespace tessera::capi {
+
+// Runs on a thread of its own and reports through the callback, which owns
+// the status it gets (NULL on success). The names and values are copied
+// now; the client's memory behind the inputs and the `output` array must
+// stay valid until the callback, as ORT requires.
+OrtStatus* RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names,
+                    const OrtValue* const* input, size_t input_len, const char* const* output_names,
+                    size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback,
+                    void* user_data) noexcept {
+  return Guard([&] {
+    Live(session, "RunAsync", "session");
+    NotNull(run_async_callback, "RunAsync", "run_async_callback");
+    NotNull(output, "RunAsync", "output");
+    if (input_len > 0) {
+      NotNull(input_names, "RunAsync", "input_names");
+      NotNull(input, "RunAsync", "input");
+    }
+    if (output_names_len > 0) NotNull(output_names, "RunAsync", "output_names");
+    // Copies the run keeps: OrtValues of the inputs (sharing their buffers)
+    // and the names.
+    auto values = std::make_shared<std::vector<std::unique_ptr<OrtValue>>>();
+    auto in_names = std::make_shared<std::vector<std::string>>();
+    for (size_t i = 0; i < input_len; ++i) {
+      in_names->push_back(NotNull(input_names[i], "RunAsync", "input_names[i]"));
+      values->push_back(std::make_unique<OrtValue>(Live(input[i], "RunAsync", "input[i]")->value));
+    }
+    auto out_names = std::make_shared<std::vector<std::string>>();
+    for (size_t i = 0; i < output_names_len; ++i) out_names->push_back(NotNull(output_names[i], "RunAsync", "output_names[i]"));
+    std::thread([=] {
+      std::vector<const char*> in_ptrs, out_ptrs;
+      std::vector<const OrtValue*> in_values;
+      for (size_t i = 0; i < in_names->size(); ++i) {
+        in_ptrs.push_back((*in_names)[i].c_str());
+        in_values.push_back((*values)[i].get());
+      }
+      for (const auto& n : *out_names) out_ptrs.push_back(n.c_str());
+      OrtStatus* status = Run(session, run_options, in_ptrs.data(), in_values.data(), in_ptrs.size(), out_ptrs.data(),
+                              out_ptrs.size(), output);
+      run_async_callback(user_data, output, out_ptrs.size(), status);
+    }).detach();
   });
 }
 
