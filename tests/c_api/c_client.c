@@ -183,6 +183,14 @@ static void TestElementType(OrtEnv* env, const ElementType* t, OrtMemoryInfo* cp
   g_ort->ReleaseValue(bound[0]);
   allocator->Free(allocator, bound);
   g_ort->ReleaseIoBinding(binding);
+  /* CopyTensors back into a fresh tensor of the same type and shape. */
+  OrtValue* copy = NULL;
+  void* copy_data = NULL;
+  ORT_OK_(g_ort->CreateTensorAsOrtValue(allocator, dims, 2, t->ort_type, &copy));
+  ORT_OK_(g_ort->CopyTensors(env, (const OrtValue* const*)&y, &copy, NULL, 1));
+  ORT_OK_(g_ort->GetTensorMutableData(copy, &copy_data));
+  CHECK(memcmp(copy_data, input, bytes) == 0);
+  g_ort->ReleaseValue(copy);
   g_ort->ReleaseValue(preallocated);
 
   g_ort->ReleaseValue(x);
