@@ -49,6 +49,7 @@ void RunErrorTests(OrtEnv* env, const char* default_model) {
   OrtSessionOptions* options = NULL;
   ORT_OK_(g_ort->CreateSessionOptions(&options));
   ORT_OK_(g_ort->SessionOptionsAppendExecutionProvider(options, "CPUExecutionProvider", NULL, NULL, 0));
+  ORT_OK_(OrtSessionOptionsAppendExecutionProvider_CPU(options, 1)); /* the exported legacy entry */
   EXPECT_ERROR(g_ort->SessionOptionsAppendExecutionProvider(options, "XNNPACK", NULL, NULL, 0), ORT_INVALID_ARGUMENT,
                "available: ");
   OrtCUDAProviderOptionsV2* cuda = NULL;

@@ -54,6 +54,7 @@ struct OrtSessionOptions : Tracked<OrtSessionOptions, HandleKind::kSessionOption
   bool cpu_arena = true;
   bool deterministic = false;
   int log_verbosity = 0;
+  bool log_severity_set = false;  // else the session logs at the environment's severity
   std::vector<std::pair<std::string, std::string>> config;  // AddSessionConfigEntry, in order
   OrtLoggingFunction log_fn = nullptr;
   void* log_param = nullptr;

@@ -26,6 +26,7 @@ OrtStatus* NewSession(const OrtEnv* env, const OrtSessionOptions* options, OrtSe
     OrtSessionOptions defaults;
     const OrtSessionOptions& o = options ? *Live(options, entry, "options") : defaults;
     SessionOptions so = o.options;
+    if (!o.log_severity_set) so.log_severity_level = static_cast<Severity>(static_cast<int>(env->severity));
     auto session = std::make_unique<OrtSession>();
     if (o.log_fn) {
       // Log lines reach the function by log id: make this session's its own.

@@ -133,6 +133,7 @@ OrtStatus* SetSessionLogSeverityLevel(OrtSessionOptions* options, int session_lo
       TS_THROW(kInvalidArgument, "SetSessionLogSeverityLevel: ", session_log_severity_level,
                " is not a severity (0 verbose .. 4 fatal)");
     o.options.log_severity_level = static_cast<Severity>(session_log_severity_level);
+    o.log_severity_set = true;
   });
 }
 
