@@ -110,6 +110,11 @@ OrtStatus* NewEnv(const char* entry, OrtLoggingFunction fn, void* param, OrtLogg
     env->log_id = logid ? logid : "";
     env->log_fn = fn;
     env->log_param = param;
+    if (threading) {
+      env->has_global_threads = true;
+      env->global_intra_op_threads = threading->intra_op_threads;
+      env->global_inter_op_threads = threading->inter_op_threads;
+    }
     SetEnvLogger(fn, param);
     *out = env.release();
   });
@@ -211,10 +216,10 @@ OrtStatus* SetGlobalDenormalAsZero(OrtThreadingOptions* tp_options) noexcept {
   return Guard([&] { Live(tp_options, "SetGlobalDenormalAsZero", "tp_options")->denormal_as_zero = true; });
 }
 
-// Sessions always own their thread pool in Tessera; accepting the call keeps
-// clients that ask for shared pools working with per-session ones.
+// Sessions always own their thread pool in Tessera: one created with these
+// options gets the global thread counts of its environment instead.
 OrtStatus* DisablePerSessionThreads(OrtSessionOptions* options) noexcept {
-  return Guard([&] { Live(options, "DisablePerSessionThreads", "options"); });
+  return Guard([&] { Live(options, "DisablePerSessionThreads", "options")->use_env_threads = true; });
 }
 
 }  // namespace tessera::capi

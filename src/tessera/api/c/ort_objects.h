@@ -22,6 +22,12 @@ using tessera::capi::Tracked;
 
 struct OrtEnv : Tracked<OrtEnv, HandleKind::kEnv> {
   OrtLoggingLevel severity = ORT_LOGGING_LEVEL_WARNING;
+  // CreateEnv*WithGlobalThreadPools: sessions whose options call
+  // DisablePerSessionThreads take these thread counts (Tessera gives each
+  // session its own pool of that size; pools are not shared).
+  bool has_global_threads = false;
+  int global_intra_op_threads = 0;
+  int global_inter_op_threads = 0;
   std::string log_id;
   OrtLoggingFunction log_fn = nullptr;
   void* log_param = nullptr;
@@ -55,6 +61,7 @@ struct OrtSessionOptions : Tracked<OrtSessionOptions, HandleKind::kSessionOption
   bool deterministic = false;
   int log_verbosity = 0;
   bool log_severity_set = false;  // else the session logs at the environment's severity
+  bool use_env_threads = false;   // DisablePerSessionThreads
   std::vector<std::pair<std::string, std::string>> config;  // AddSessionConfigEntry, in order
   OrtLoggingFunction log_fn = nullptr;
   void* log_param = nullptr;

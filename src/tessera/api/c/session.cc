@@ -27,6 +27,10 @@ OrtStatus* NewSession(const OrtEnv* env, const OrtSessionOptions* options, OrtSe
     const OrtSessionOptions& o = options ? *Live(options, entry, "options") : defaults;
     SessionOptions so = o.options;
     if (!o.log_severity_set) so.log_severity_level = static_cast<Severity>(static_cast<int>(env->severity));
+    if (o.use_env_threads && env->has_global_threads) {
+      so.intra_op_num_threads = env->global_intra_op_threads;
+      so.inter_op_num_threads = env->global_inter_op_threads;
+    }
     auto session = std::make_unique<OrtSession>();
     if (o.log_fn) {
       // Log lines reach the function by log id: make this session's its own.
