@@ -148,7 +148,7 @@ void TestInitializers(OrtEnv* env) {
   ORT_OK_(g_ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
   const int64_t dims[1] = {4};
 
-  ModelBytes inline_model = AddModel(0);
+  ModelBytes inline_model = AddModel(0, 0);
   OrtSession* session = SessionFromBytes(env, &inline_model, NULL);
   const float plain[4] = {11, 22, 33, 44};
   RunAdd(session, plain);
@@ -177,7 +177,7 @@ void TestInitializers(OrtEnv* env) {
   FreeModel(&inline_model);
 
   /* External data from a file in memory. */
-  ModelBytes external_model = AddModel(1);
+  ModelBytes external_model = AddModel(1, 0);
   EXPECT_ERROR(g_ort->CreateSessionFromArray(env, external_model.data, external_model.size, NULL, &refused),
                ORT_INVALID_GRAPH, "weights.bin");
   float file[4] = {1, 2, 3, 4};
@@ -191,6 +191,38 @@ void TestInitializers(OrtEnv* env) {
   g_ort->ReleaseSession(session);
   g_ort->ReleaseSessionOptions(options);
   FreeModel(&external_model);
+
+  /* An initializer listed among the graph inputs: overridable by a feed. */
+  ModelBytes overridable_model = AddModel(0, 1);
+  session = SessionFromBytes(env, &overridable_model, NULL);
+  FreeModel(&overridable_model);
+  size_t count = 0;
+  OrtAllocator* allocator = NULL;
+  char* name = NULL;
+  ORT_OK_(g_ort->GetAllocatorWithDefaultOptions(&allocator));
+  ORT_OK_(g_ort->SessionGetInputCount(session, &count));
+  CHECK(count == 1);
+  ORT_OK_(g_ort->SessionGetOverridableInitializerCount(session, &count));
+  CHECK(count == 1);
+  ORT_OK_(g_ort->SessionGetOverridableInitializerName(session, 0, allocator, &name));
+  CHECK(strcmp(name, "w") == 0);
+  allocator->Free(allocator, name);
+  RunAdd(session, plain);
+  float x[4] = {10, 20, 30, 40}, w3[4] = {5, 5, 5, 5};
+  OrtValue* feeds[2] = {NULL, NULL};
+  OrtValue* y = NULL;
+  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, x, sizeof x, dims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &feeds[0]));
+  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, w3, sizeof w3, dims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &feeds[1]));
+  const char* feed_names[2] = {"x", "w"};
+  const char* out_names[1] = {"y"};
+  ORT_OK_(g_ort->Run(session, NULL, feed_names, (const OrtValue* const*)feeds, 2, out_names, 1, &y));
+  const float* sum = NULL;
+  ORT_OK_(g_ort->GetTensorData(y, (const void**)&sum));
+  CHECK(sum[0] == 15 && sum[3] == 45);
+  g_ort->ReleaseValue(y);
+  g_ort->ReleaseValue(feeds[0]);
+  g_ort->ReleaseValue(feeds[1]);
+  g_ort->ReleaseSession(session);
   g_ort->ReleaseMemoryInfo(cpu);
 }
 

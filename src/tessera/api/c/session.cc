@@ -108,12 +108,21 @@ OrtStatus* SessionGetOverridableInitializerCount(const OrtSession* session, size
 
 namespace {
 
-OrtStatus* TypeInfoAt(const OrtSession* session, size_t index, OrtTypeInfo** type_info, const char* entry, int which) {
+enum class Listing { kInputs, kOutputs, kOverridableInitializers };
+
+const ValueInfo& Listed(const OrtSession* s, Listing which, size_t index, const char* entry) {
+  switch (which) {
+    case Listing::kInputs: return At(s->session->inputs(), index, "inputs", entry);
+    case Listing::kOutputs: return At(s->session->outputs(), index, "outputs", entry);
+    case Listing::kOverridableInitializers: break;
+  }
+  return At(s->overridable, index, "overridable initializers", entry);
+}
+
+OrtStatus* TypeInfoAt(const OrtSession* session, size_t index, OrtTypeInfo** type_info, const char* entry,
+                      Listing which) {
   return Guard([&] {
-    const OrtSession* s = LiveSession(session, entry);
-    const auto& list = which == 0 ? s->session->inputs() : which == 1 ? s->session->outputs() : s->overridable;
-    const ValueInfo& info = At(list, index, which == 0 ? "inputs" : which == 1 ? "outputs" : "overridable initializers", entry);
-    TypeInfo type = info.type;
+    TypeInfo type = Listed(LiveSession(session, entry), which, index, entry).type;
     // An output whose type was not inferred before running: ORT reports a
     // tensor of unknown element type and rank, clients expect a tensor.
     if (type.kind == TypeInfo::Kind::kUnknown) type = TypeInfo::Tensor(DataType::kUndefined);
@@ -122,11 +131,9 @@ OrtStatus* TypeInfoAt(const OrtSession* session, size_t index, OrtTypeInfo** typ
 }
 
 OrtStatus* NameAt(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value, const char* entry,
-                  int which) {
+                  Listing which) {
   return Guard([&] {
-    const OrtSession* s = LiveSession(session, entry);
-    const auto& list = which == 0 ? s->session->inputs() : which == 1 ? s->session->outputs() : s->overridable;
-    const ValueInfo& info = At(list, index, which == 0 ? "inputs" : which == 1 ? "outputs" : "overridable initializers", entry);
+    const ValueInfo& info = Listed(LiveSession(session, entry), which, index, entry);
     *NotNull(value, entry, "value") = AllocString(allocator, info.name, entry);
   });
 }
@@ -134,24 +141,24 @@ OrtStatus* NameAt(const OrtSession* session, size_t index, OrtAllocator* allocat
 }  // namespace
 
 OrtStatus* SessionGetInputTypeInfo(const OrtSession* session, size_t index, OrtTypeInfo** type_info) noexcept {
-  return TypeInfoAt(session, index, type_info, "SessionGetInputTypeInfo", 0);
+  return TypeInfoAt(session, index, type_info, "SessionGetInputTypeInfo", Listing::kInputs);
 }
 OrtStatus* SessionGetOutputTypeInfo(const OrtSession* session, size_t index, OrtTypeInfo** type_info) noexcept {
-  return TypeInfoAt(session, index, type_info, "SessionGetOutputTypeInfo", 1);
+  return TypeInfoAt(session, index, type_info, "SessionGetOutputTypeInfo", Listing::kOutputs);
 }
 OrtStatus* SessionGetOverridableInitializerTypeInfo(const OrtSession* session, size_t index,
                                                     OrtTypeInfo** type_info) noexcept {
-  return TypeInfoAt(session, index, type_info, "SessionGetOverridableInitializerTypeInfo", 2);
+  return TypeInfoAt(session, index, type_info, "SessionGetOverridableInitializerTypeInfo", Listing::kOverridableInitializers);
 }
 OrtStatus* SessionGetInputName(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value) noexcept {
-  return NameAt(session, index, allocator, value, "SessionGetInputName", 0);
+  return NameAt(session, index, allocator, value, "SessionGetInputName", Listing::kInputs);
 }
 OrtStatus* SessionGetOutputName(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value) noexcept {
-  return NameAt(session, index, allocator, value, "SessionGetOutputName", 1);
+  return NameAt(session, index, allocator, value, "SessionGetOutputName", Listing::kOutputs);
 }
 OrtStatus* SessionGetOverridableInitializerName(const OrtSession* session, size_t index, OrtAllocator* allocator,
                                                 char** value) noexcept {
-  return NameAt(session, index, allocator, value, "SessionGetOverridableInitializerName", 2);
+  return NameAt(session, index, allocator, value, "SessionGetOverridableInitializerName", Listing::kOverridableInitializers);
 }
 
 // Every input and output lives in host memory.
