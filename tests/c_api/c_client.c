@@ -331,6 +331,18 @@ int main(int argc, char** argv) {
   g_ort = OrtGetApiBase()->GetApi(ORT_API_VERSION);
   CHECK(g_ort != NULL);
   TestTable();
+  /* CreateEnvWithOptions: an environment from the options struct. */
+  OrtEnv* options_env = NULL;
+  OrtEnvCreationOptions env_options;
+  memset(&env_options, 0, sizeof env_options);
+  env_options.version = 23;
+  env_options.logging_severity_level = ORT_LOGGING_LEVEL_ERROR;
+  env_options.log_id = "options_env";
+  EXPECT_ERROR(g_ort->CreateEnvWithOptions(&env_options, &options_env), ORT_INVALID_ARGUMENT, "version 23");
+  env_options.version = ORT_API_VERSION;
+  ORT_OK_(g_ort->CreateEnvWithOptions(&env_options, &options_env));
+  g_ort->ReleaseEnv(options_env);
+
   OrtEnv* env = NULL;
   int env_log_lines = 0;
   ORT_OK_(g_ort->CreateEnvWithCustomLogger(CountingLogger, &env_log_lines, ORT_LOGGING_LEVEL_WARNING, "c_client", &env));

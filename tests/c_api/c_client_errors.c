@@ -61,6 +61,9 @@ void RunErrorTests(OrtEnv* env, const char* default_model) {
   g_ort->ReleaseCUDAProviderOptions(cuda);
   EXPECT_ERROR(g_ort->SetSessionGraphOptimizationLevel(options, (GraphOptimizationLevel)5), ORT_INVALID_ARGUMENT,
                "GraphOptimizationLevel");
+  ORT_OK_(g_ort->SessionOptionsSetLoadCancellationFlag(options, true));
+  EXPECT_ERROR(g_ort->CreateSession(env, default_model, options, &session), ORT_MODEL_LOAD_CANCELED, "cancellation");
+  ORT_OK_(g_ort->SessionOptionsSetLoadCancellationFlag(options, false));
   ORT_OK_(g_ort->CreateSession(env, default_model, options, &session));
   g_ort->ReleaseSessionOptions(options);
 

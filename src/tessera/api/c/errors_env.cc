@@ -147,6 +147,17 @@ OrtStatus* CreateEnvWithCustomLoggerAndGlobalThreadPools(OrtLoggingFunction logg
                 logid, tp_options, out);
 }
 
+OrtStatus* CreateEnvWithOptions(const OrtEnvCreationOptions* options, OrtEnv** out) noexcept {
+  if (!options) return MakeStatus(ORT_INVALID_ARGUMENT, "CreateEnvWithOptions: 'options' is NULL");
+  if (options->version < 24 || options->version > ORT_API_VERSION)
+    return MakeStatus(ORT_INVALID_ARGUMENT, "CreateEnvWithOptions: options version " +
+                                                std::to_string(options->version) + " is not 24.." +
+                                                std::to_string(ORT_API_VERSION));
+  return NewEnv("CreateEnvWithOptions", options->custom_logging_function, options->custom_logging_param,
+                static_cast<OrtLoggingLevel>(options->logging_severity_level), options->log_id,
+                options->threading_options, out);
+}
+
 void ReleaseEnv(OrtEnv* input) noexcept {
   if (input && IsLiveHandle(input, HandleKind::kEnv) && input->log_fn) SetEnvLogger(nullptr, nullptr);
   ReleaseHandle(input, "ReleaseEnv");

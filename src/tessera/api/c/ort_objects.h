@@ -62,6 +62,7 @@ struct OrtSessionOptions : Tracked<OrtSessionOptions, HandleKind::kSessionOption
   int log_verbosity = 0;
   bool log_severity_set = false;  // else the session logs at the environment's severity
   bool use_env_threads = false;   // DisablePerSessionThreads
+  bool cancel_load = false;       // SessionOptionsSetLoadCancellationFlag
   std::vector<std::pair<std::string, std::string>> config;  // AddSessionConfigEntry, in order
   OrtLoggingFunction log_fn = nullptr;
   void* log_param = nullptr;

@@ -20,6 +20,10 @@ std::string UniqueLogId(const std::string& base) {
 template <typename Load>
 OrtStatus* NewSession(const OrtEnv* env, const OrtSessionOptions* options, OrtSession** out, const char* entry,
                       Load&& load) {
+  // Cancellation has ORT's own code, outside Tessera's error kinds.
+  if (options && IsLiveHandle(options, HandleKind::kSessionOptions) && options->cancel_load)
+    return MakeStatus(ORT_MODEL_LOAD_CANCELED,
+                      std::string(entry) + ": the options' load cancellation flag is set; no model loaded");
   return Guard([&] {
     Live(env, entry, "env");
     NotNull(out, entry, "out");

@@ -174,6 +174,14 @@ OrtStatus* SetDeterministicCompute(OrtSessionOptions* options, bool value) noexc
   return WithOptions(options, "SetDeterministicCompute", [&](OrtSessionOptions& o) { o.deterministic = value; });
 }
 
+// Tessera loads a model in one step, so a flag set while a session is being
+// created does not stop that load; a session created after the flag is set
+// is refused with ORT_MODEL_LOAD_CANCELED.
+OrtStatus* SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options, bool cancel) noexcept {
+  return WithOptions(options, "SessionOptionsSetLoadCancellationFlag",
+                     [&](OrtSessionOptions& o) { o.cancel_load = cancel; });
+}
+
 OrtStatus* SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function,
                                   void* user_logging_param) noexcept {
   return WithOptions(options, "SetUserLoggingFunction", [&](OrtSessionOptions& o) {
