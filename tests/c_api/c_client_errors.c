@@ -61,6 +61,19 @@ void RunErrorTests(OrtEnv* env, const char* default_model) {
   g_ort->ReleaseCUDAProviderOptions(cuda);
   EXPECT_ERROR(g_ort->SetSessionGraphOptimizationLevel(options, (GraphOptimizationLevel)5), ORT_INVALID_ARGUMENT,
                "GraphOptimizationLevel");
+  /* EP devices: the host CPU, one EP device per CPU provider. */
+  const OrtEpDevice* const* devices = NULL;
+  size_t num_devices = 0;
+  ORT_OK_(g_ort->GetEpDevices(env, &devices, &num_devices));
+  CHECK(num_devices >= 1);
+  const OrtEpDevice* cpu_device = NULL;
+  for (size_t i = 0; i < num_devices; ++i)
+    if (strcmp(g_ort->EpDevice_EpName(devices[i]), "CPUExecutionProvider") == 0) cpu_device = devices[i];
+  CHECK(cpu_device != NULL && strcmp(g_ort->EpDevice_EpVendor(cpu_device), "Tessera") == 0);
+  CHECK(g_ort->HardwareDevice_Type(g_ort->EpDevice_Device(cpu_device)) == OrtHardwareDeviceType_CPU);
+  CHECK(g_ort->HardwareDevice_Vendor(g_ort->EpDevice_Device(cpu_device)) != NULL);
+  CHECK(g_ort->EpDevice_EpName((const OrtEpDevice*)cpu) == NULL); /* not a device: NULL, no crash */
+  ORT_OK_(g_ort->SessionOptionsAppendExecutionProvider_V2(options, env, &cpu_device, 1, NULL, NULL, 0));
   ORT_OK_(g_ort->SessionOptionsSetLoadCancellationFlag(options, true));
   EXPECT_ERROR(g_ort->CreateSession(env, default_model, options, &session), ORT_MODEL_LOAD_CANCELED, "cancellation");
   ORT_OK_(g_ort->SessionOptionsSetLoadCancellationFlag(options, false));
