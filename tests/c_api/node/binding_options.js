@@ -75,6 +75,9 @@ async function main() {
     await assert.rejects(ort.InferenceSession.create(model, { executionProviders: ['cuda'] }), /CUDA|cuda/);
     await assert.rejects(ort.InferenceSession.create(Uint8Array.from([1, 2, 3, 4])), /./);
     await assert.rejects(ort.InferenceSession.create('/nonexistent/model.onnx'), /nonexistent/);
+    // Tessera's own config keys arrive through the binding's `extra`.
+    await assert.rejects(ort.InferenceSession.create(model, { extra: { tessera: { winograd_convolutions: '2' } } }),
+                         /tessera.winograd_convolutions/);
     await session.release();
 
     // Bytes instead of a path.
