@@ -2,10 +2,9 @@
  * onnxruntime_c_api.h and linked to the library only: loading, the table,
  * sessions from bytes and from a path, inspection, Run and IoBinding over
  * every element type, strings, sequences and maps, metadata, options,
- * profiling. c_client_errors.c has the hostile inputs and the concurrency
- * check. Usage: c_client <default model.onnx> <scratch dir> */
+ * profiling. c_client_sessions.c has inspection, options and initializers,
+ * c_client_errors.c the hostile inputs and the concurrency checks. Usage: c_client <default model.onnx> <scratch dir> */
 #include <stdint.h>
-#include <unistd.h>
 
 #include "model_writer.h"
 #include "test_util.h"
@@ -26,7 +25,7 @@ void ExpectError(OrtStatus* status, OrtErrorCode code, const char* needle, const
   g_ort->ReleaseStatus(status);
 }
 
-static void CountingLogger(void* param, OrtLoggingLevel severity, const char* category, const char* logid,
+void CountingLogger(void* param, OrtLoggingLevel severity, const char* category, const char* logid,
                            const char* code_location, const char* message) {
   (void)severity, (void)category, (void)logid, (void)code_location, (void)message;
   ++*(int*)param;
@@ -93,7 +92,7 @@ static const ElementType kTypes[] = {
     {"int2", 26, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2, 2},
 };
 
-static OrtSession* SessionFromBytes(OrtEnv* env, ModelBytes* model, OrtSessionOptions* options) {
+OrtSession* SessionFromBytes(OrtEnv* env, ModelBytes* model, OrtSessionOptions* options) {
   OrtSession* session = NULL;
   ORT_OK_(g_ort->CreateSessionFromArray(env, model->data, model->size, options, &session));
   return session;
@@ -183,6 +182,14 @@ static void TestElementType(OrtEnv* env, const ElementType* t, OrtMemoryInfo* cp
   g_ort->ReleaseValue(bound[0]);
   allocator->Free(allocator, bound);
   g_ort->ReleaseIoBinding(binding);
+  /* CopyTensors back into a fresh tensor of the same type and shape. */
+  OrtValue* copy = NULL;
+  void* copy_data = NULL;
+  ORT_OK_(g_ort->CreateTensorAsOrtValue(allocator, dims, 2, t->ort_type, &copy));
+  ORT_OK_(g_ort->CopyTensors(env, (const OrtValue* const*)&y, &copy, NULL, 1));
+  ORT_OK_(g_ort->GetTensorMutableData(copy, &copy_data));
+  CHECK(memcmp(copy_data, input, bytes) == 0);
+  g_ort->ReleaseValue(copy);
   g_ort->ReleaseValue(preallocated);
 
   g_ort->ReleaseValue(x);
@@ -222,192 +229,6 @@ static void TestStrings(OrtEnv* env) {
   g_ort->ReleaseValue(x);
   g_ort->ReleaseValue(y);
   g_ort->ReleaseSession(session);
-}
-
-/* --------------------------------------------- inspection and options */
-
-static void TestInspectAndOptions(OrtEnv* env, const char* scratch) {
-  const int64_t dims[2] = {-1, 4}; /* ["batch", 4] */
-  ModelBytes model = OneNodeModel("Relu", 1, dims, 2, 25);
-  OrtSession* session = SessionFromBytes(env, &model, NULL);
-  OrtAllocator* allocator = NULL;
-  ORT_OK_(g_ort->GetAllocatorWithDefaultOptions(&allocator));
-
-  size_t count = 0;
-  ORT_OK_(g_ort->SessionGetInputCount(session, &count));
-  CHECK(count == 1);
-  ORT_OK_(g_ort->SessionGetOutputCount(session, &count));
-  CHECK(count == 1);
-  char* name = NULL;
-  ORT_OK_(g_ort->SessionGetOutputName(session, 0, allocator, &name));
-  CHECK(strcmp(name, "y") == 0);
-  allocator->Free(allocator, name);
-  OrtTypeInfo* type_info = NULL;
-  const OrtTensorTypeAndShapeInfo* info = NULL;
-  const char* symbols[2] = {NULL, NULL};
-  int64_t got[2];
-  ORT_OK_(g_ort->SessionGetInputTypeInfo(session, 0, &type_info));
-  ORT_OK_(g_ort->CastTypeInfoToTensorInfo(type_info, &info));
-  ORT_OK_(g_ort->GetSymbolicDimensions(info, symbols, 2));
-  CHECK(strcmp(symbols[0], "batch") == 0 && strcmp(symbols[1], "") == 0);
-  ORT_OK_(g_ort->GetDimensions(info, got, 2));
-  CHECK(got[0] == -1 && got[1] == 4);
-  g_ort->ReleaseTypeInfo(type_info);
-
-  OrtModelMetadata* metadata = NULL;
-  char* value = NULL;
-  int64_t version = 0;
-  ORT_OK_(g_ort->SessionGetModelMetadata(session, &metadata));
-  ORT_OK_(g_ort->ModelMetadataGetProducerName(metadata, allocator, &value));
-  CHECK(strcmp(value, "c_api_test") == 0);
-  allocator->Free(allocator, value);
-  ORT_OK_(g_ort->ModelMetadataGetGraphName(metadata, allocator, &value));
-  CHECK(strcmp(value, "g") == 0);
-  allocator->Free(allocator, value);
-  ORT_OK_(g_ort->ModelMetadataLookupCustomMetadataMap(metadata, allocator, "author", &value));
-  CHECK(value && strcmp(value, "tessera") == 0);
-  allocator->Free(allocator, value);
-  ORT_OK_(g_ort->ModelMetadataLookupCustomMetadataMap(metadata, allocator, "missing", &value));
-  CHECK(value == NULL);
-  ORT_OK_(g_ort->ModelMetadataGetVersion(metadata, &version));
-  CHECK(version == 7);
-  g_ort->ReleaseModelMetadata(metadata);
-  g_ort->ReleaseSession(session);
-
-  /* Options: free-dimension override, config entries, profiling, logging. */
-  OrtSessionOptions* options = NULL;
-  OrtSessionOptions* clone = NULL;
-  char prefix[512], entry[16];
-  size_t entry_size = sizeof entry;
-  int has = 0;
-  snprintf(prefix, sizeof prefix, "%s/c_api_profile", scratch);
-  ORT_OK_(g_ort->CreateSessionOptions(&options));
-  ORT_OK_(g_ort->AddFreeDimensionOverrideByName(options, "batch", 3));
-  ORT_OK_(g_ort->SetIntraOpNumThreads(options, 1));
-  ORT_OK_(g_ort->SetSessionGraphOptimizationLevel(options, ORT_ENABLE_BASIC));
-  ORT_OK_(g_ort->AddSessionConfigEntry(options, "some.key", "v1"));
-  ORT_OK_(g_ort->HasSessionConfigEntry(options, "some.key", &has));
-  CHECK(has == 1);
-  ORT_OK_(g_ort->GetSessionConfigEntry(options, "some.key", entry, &entry_size));
-  CHECK(strcmp(entry, "v1") == 0 && entry_size == 3);
-  ORT_OK_(g_ort->EnableProfiling(options, prefix));
-  int log_lines = 0;
-  ORT_OK_(g_ort->SetUserLoggingFunction(options, CountingLogger, &log_lines));
-  ORT_OK_(g_ort->SetSessionLogSeverityLevel(options, ORT_LOGGING_LEVEL_VERBOSE));
-  ORT_OK_(g_ort->CloneSessionOptions(options, &clone));
-  g_ort->ReleaseSessionOptions(options);
-  session = SessionFromBytes(env, &model, clone);
-  g_ort->ReleaseSessionOptions(clone);
-  FreeModel(&model);
-  CHECK(log_lines > 0); /* verbose session lines reached the session's function */
-  ORT_OK_(g_ort->SessionGetInputTypeInfo(session, 0, &type_info));
-  ORT_OK_(g_ort->CastTypeInfoToTensorInfo(type_info, &info));
-  ORT_OK_(g_ort->GetDimensions(info, got, 2));
-  CHECK(got[0] == 3 && got[1] == 4);
-  g_ort->ReleaseTypeInfo(type_info);
-
-  float input[12], output[12];
-  for (int i = 0; i < 12; ++i) input[i] = (float)(i - 6);
-  const int64_t run_dims[2] = {3, 4};
-  OrtMemoryInfo* cpu = NULL;
-  ORT_OK_(g_ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
-  OrtValue *x = NULL, *y = NULL;
-  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, input, sizeof input, run_dims, 2, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &x));
-  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, output, sizeof output, run_dims, 2, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &y));
-  OrtRunOptions* run_options = NULL;
-  const char* tag = NULL;
-  ORT_OK_(g_ort->CreateRunOptions(&run_options));
-  ORT_OK_(g_ort->RunOptionsSetRunTag(run_options, "run-1"));
-  ORT_OK_(g_ort->RunOptionsGetRunTag(run_options, &tag));
-  CHECK(strcmp(tag, "run-1") == 0);
-  const char* in_names[] = {"x"};
-  const char* out_names[] = {"y"};
-  ORT_OK_(g_ort->Run(session, run_options, in_names, (const OrtValue* const*)&x, 1, out_names, 1, &y));
-  for (int i = 0; i < 12; ++i) CHECK(output[i] == (input[i] > 0 ? input[i] : 0.0f)); /* written in place */
-  ORT_OK_(g_ort->RunOptionsSetTerminate(run_options));
-  EXPECT_ERROR(g_ort->Run(session, run_options, in_names, (const OrtValue* const*)&x, 1, out_names, 1, &y), ORT_FAIL,
-               "terminate");
-  g_ort->ReleaseRunOptions(run_options);
-  char* profile = NULL;
-  ORT_OK_(g_ort->SessionEndProfiling(session, allocator, &profile));
-  CHECK(strstr(profile, "c_api_profile") != NULL && access(profile, R_OK) == 0);
-  unlink(profile);
-  allocator->Free(allocator, profile);
-  g_ort->ReleaseValue(x);
-  g_ort->ReleaseValue(y);
-  g_ort->ReleaseMemoryInfo(cpu);
-  g_ort->ReleaseSession(session);
-}
-
-/* ------------------------------------------- initializers from the client */
-
-static void RunAdd(OrtSession* session, const float* expected) {
-  float x[4] = {10, 20, 30, 40};
-  const int64_t dims[1] = {4};
-  OrtMemoryInfo* cpu = NULL;
-  ORT_OK_(g_ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
-  OrtValue *in = NULL, *out = NULL;
-  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, x, sizeof x, dims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &in));
-  const char* in_names[] = {"x"};
-  const char* out_names[] = {"y"};
-  ORT_OK_(g_ort->Run(session, NULL, in_names, (const OrtValue* const*)&in, 1, out_names, 1, &out));
-  const float* y = NULL;
-  ORT_OK_(g_ort->GetTensorData(out, (const void**)&y));
-  for (int i = 0; i < 4; ++i) CHECK(y[i] == expected[i]);
-  g_ort->ReleaseValue(in);
-  g_ort->ReleaseValue(out);
-  g_ort->ReleaseMemoryInfo(cpu);
-}
-
-static void TestInitializers(OrtEnv* env) {
-  OrtMemoryInfo* cpu = NULL;
-  ORT_OK_(g_ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
-  const int64_t dims[1] = {4};
-
-  ModelBytes inline_model = AddModel(0);
-  OrtSession* session = SessionFromBytes(env, &inline_model, NULL);
-  const float plain[4] = {11, 22, 33, 44};
-  RunAdd(session, plain);
-  g_ort->ReleaseSession(session);
-
-  /* AddInitializer / AddExternalInitializers replace w. */
-  float w2[4] = {100, 200, 300, 400};
-  OrtValue* w2_value = NULL;
-  ORT_OK_(g_ort->CreateTensorWithDataAsOrtValue(cpu, w2, sizeof w2, dims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &w2_value));
-  OrtSessionOptions* options = NULL;
-  ORT_OK_(g_ort->CreateSessionOptions(&options));
-  const char* names[1] = {"w"};
-  ORT_OK_(g_ort->AddExternalInitializers(options, names, (const OrtValue* const*)&w2_value, 1));
-  session = SessionFromBytes(env, &inline_model, options);
-  const float replaced[4] = {110, 220, 330, 440};
-  RunAdd(session, replaced);
-  g_ort->ReleaseSession(session);
-  g_ort->ReleaseSessionOptions(options);
-  ORT_OK_(g_ort->CreateSessionOptions(&options));
-  ORT_OK_(g_ort->AddInitializer(options, "no_such_initializer", w2_value));
-  OrtSession* refused = NULL;
-  EXPECT_ERROR(g_ort->CreateSessionFromArray(env, inline_model.data, inline_model.size, options, &refused),
-               ORT_INVALID_ARGUMENT, "no_such_initializer");
-  g_ort->ReleaseSessionOptions(options);
-  g_ort->ReleaseValue(w2_value);
-  FreeModel(&inline_model);
-
-  /* External data from a file in memory. */
-  ModelBytes external_model = AddModel(1);
-  EXPECT_ERROR(g_ort->CreateSessionFromArray(env, external_model.data, external_model.size, NULL, &refused),
-               ORT_INVALID_GRAPH, "weights.bin");
-  float file[4] = {1, 2, 3, 4};
-  char* buffers[1] = {(char*)file};
-  const size_t lengths[1] = {sizeof file};
-  const char* file_names[1] = {"weights.bin"};
-  ORT_OK_(g_ort->CreateSessionOptions(&options));
-  ORT_OK_(g_ort->AddExternalInitializersFromFilesInMemory(options, file_names, buffers, lengths, 1));
-  session = SessionFromBytes(env, &external_model, options);
-  RunAdd(session, plain);
-  g_ort->ReleaseSession(session);
-  g_ort->ReleaseSessionOptions(options);
-  FreeModel(&external_model);
-  g_ort->ReleaseMemoryInfo(cpu);
 }
 
 /* ------------------------------------------------- sequences and maps */
@@ -510,6 +331,18 @@ int main(int argc, char** argv) {
   g_ort = OrtGetApiBase()->GetApi(ORT_API_VERSION);
   CHECK(g_ort != NULL);
   TestTable();
+  /* CreateEnvWithOptions: an environment from the options struct. */
+  OrtEnv* options_env = NULL;
+  OrtEnvCreationOptions env_options;
+  memset(&env_options, 0, sizeof env_options);
+  env_options.version = 23;
+  env_options.logging_severity_level = ORT_LOGGING_LEVEL_ERROR;
+  env_options.log_id = "options_env";
+  EXPECT_ERROR(g_ort->CreateEnvWithOptions(&env_options, &options_env), ORT_INVALID_ARGUMENT, "version 23");
+  env_options.version = ORT_API_VERSION;
+  ORT_OK_(g_ort->CreateEnvWithOptions(&env_options, &options_env));
+  g_ort->ReleaseEnv(options_env);
+
   OrtEnv* env = NULL;
   int env_log_lines = 0;
   ORT_OK_(g_ort->CreateEnvWithCustomLogger(CountingLogger, &env_log_lines, ORT_LOGGING_LEVEL_WARNING, "c_client", &env));
@@ -523,6 +356,8 @@ int main(int argc, char** argv) {
   TestInitializers(env);
   TestDefaultModel(env, argv[1]);
   RunErrorTests(env, argv[1]);
+  /* The double releases there were reported through the env's logger. */
+  CHECK(env_log_lines > 0);
   RunConcurrencyTest(env, argv[1]);
   g_ort->ReleaseEnv(env);
   printf("c_client: all checks passed (%zu element types + string)\n", sizeof kTypes / sizeof kTypes[0]);

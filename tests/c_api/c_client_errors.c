@@ -49,14 +49,34 @@ void RunErrorTests(OrtEnv* env, const char* default_model) {
   OrtSessionOptions* options = NULL;
   ORT_OK_(g_ort->CreateSessionOptions(&options));
   ORT_OK_(g_ort->SessionOptionsAppendExecutionProvider(options, "CPUExecutionProvider", NULL, NULL, 0));
+  ORT_OK_(OrtSessionOptionsAppendExecutionProvider_CPU(options, 1)); /* the exported legacy entry */
   EXPECT_ERROR(g_ort->SessionOptionsAppendExecutionProvider(options, "XNNPACK", NULL, NULL, 0), ORT_INVALID_ARGUMENT,
                "available: ");
   OrtCUDAProviderOptionsV2* cuda = NULL;
   ORT_OK_(g_ort->CreateCUDAProviderOptions(&cuda));
+  const char* cuda_keys[1] = {"device_id"};
+  const char* bad_id[1] = {"gpu0"};
+  EXPECT_ERROR(g_ort->UpdateCUDAProviderOptions(cuda, cuda_keys, bad_id, 1), ORT_INVALID_ARGUMENT, "device_id");
   EXPECT_ERROR(g_ort->SessionOptionsAppendExecutionProvider_CUDA_V2(options, cuda), ORT_INVALID_ARGUMENT, "CUDA");
   g_ort->ReleaseCUDAProviderOptions(cuda);
   EXPECT_ERROR(g_ort->SetSessionGraphOptimizationLevel(options, (GraphOptimizationLevel)5), ORT_INVALID_ARGUMENT,
                "GraphOptimizationLevel");
+  /* EP devices: the host CPU, one EP device per CPU provider. */
+  const OrtEpDevice* const* devices = NULL;
+  size_t num_devices = 0;
+  ORT_OK_(g_ort->GetEpDevices(env, &devices, &num_devices));
+  CHECK(num_devices >= 1);
+  const OrtEpDevice* cpu_device = NULL;
+  for (size_t i = 0; i < num_devices; ++i)
+    if (strcmp(g_ort->EpDevice_EpName(devices[i]), "CPUExecutionProvider") == 0) cpu_device = devices[i];
+  CHECK(cpu_device != NULL && strcmp(g_ort->EpDevice_EpVendor(cpu_device), "Tessera") == 0);
+  CHECK(g_ort->HardwareDevice_Type(g_ort->EpDevice_Device(cpu_device)) == OrtHardwareDeviceType_CPU);
+  CHECK(g_ort->HardwareDevice_Vendor(g_ort->EpDevice_Device(cpu_device)) != NULL);
+  CHECK(g_ort->EpDevice_EpName((const OrtEpDevice*)cpu) == NULL); /* not a device: NULL, no crash */
+  ORT_OK_(g_ort->SessionOptionsAppendExecutionProvider_V2(options, env, &cpu_device, 1, NULL, NULL, 0));
+  ORT_OK_(g_ort->SessionOptionsSetLoadCancellationFlag(options, true));
+  EXPECT_ERROR(g_ort->CreateSession(env, default_model, options, &session), ORT_MODEL_LOAD_CANCELED, "cancellation");
+  ORT_OK_(g_ort->SessionOptionsSetLoadCancellationFlag(options, false));
   ORT_OK_(g_ort->CreateSession(env, default_model, options, &session));
   g_ort->ReleaseSessionOptions(options);
 
@@ -144,6 +164,43 @@ static void* WorkerMain(void* arg) {
   return NULL;
 }
 
+typedef struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t done_cond;
+  int done;
+  int ok;
+  float first;
+} AsyncResult;
+
+static void AsyncDone(void* user_data, OrtValue** outputs, size_t num_outputs, OrtStatusPtr status) {
+  AsyncResult* r = (AsyncResult*)user_data;
+  pthread_mutex_lock(&r->mutex);
+  r->ok = status == NULL && num_outputs == 1 && outputs[0] != NULL;
+  if (r->ok) {
+    const float* p = NULL;
+    r->ok = g_ort->GetTensorData(outputs[0], (const void**)&p) == NULL;
+    if (r->ok) r->first = p[0];
+  }
+  g_ort->ReleaseStatus(status); /* the callback owns it */
+  r->done = 1;
+  pthread_cond_signal(&r->done_cond);
+  pthread_mutex_unlock(&r->mutex);
+}
+
+/* RunAsync reports through its callback, from another thread. */
+static void RunAsyncTest(OrtSession* session, OrtMemoryInfo* cpu, const float* expected) {
+  AsyncResult r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0.0f};
+  OrtValue* x = ImageTensor(cpu);
+  OrtValue* y = NULL;
+  ORT_OK_(g_ort->RunAsync(session, NULL, kIn, (const OrtValue* const*)&x, 1, kOut, 1, &y, AsyncDone, &r));
+  pthread_mutex_lock(&r.mutex);
+  while (!r.done) pthread_cond_wait(&r.done_cond, &r.mutex);
+  pthread_mutex_unlock(&r.mutex);
+  CHECK(r.ok && r.first == expected[0]);
+  g_ort->ReleaseValue(y);
+  g_ort->ReleaseValue(x);
+}
+
 void RunConcurrencyTest(OrtEnv* env, const char* default_model) {
   for (size_t i = 0; i < sizeof g_image / sizeof g_image[0]; ++i) g_image[i] = (float)((i * 7919) % 1000) / 1000.0f;
   OrtSession* session = NULL;
@@ -179,6 +236,7 @@ void RunConcurrencyTest(OrtEnv* env, const char* default_model) {
     exit(1);
   }
   printf("c_client: %d concurrent runs on %d threads bit-identical to the sequential run\n", kThreads * 25, kThreads);
+  RunAsyncTest(session, cpu, expected);
   g_ort->ReleaseMemoryInfo(cpu);
   g_ort->ReleaseSession(session);
 }

@@ -91,7 +91,7 @@ ModelBytes OneNodeModel(const char* op_type, int elem_type, const int64_t* dims,
   return model;
 }
 
-ModelBytes AddModel(int external) {
+ModelBytes AddModel(int external, int overridable) {
   const int64_t dims[1] = {4};
   const float w[4] = {1, 2, 3, 4};
   ModelBytes node = Empty(), graph = Empty(), init = Empty(), opset_id = Empty(), model = Empty();
@@ -120,6 +120,10 @@ ModelBytes AddModel(int external) {
   MessageField(&graph, 5, &init);
   ModelBytes in = TensorValueInfo("x", 1, dims, 1);
   MessageField(&graph, 11, &in);
+  if (overridable) {
+    ModelBytes w_in = TensorValueInfo("w", 1, dims, 1);
+    MessageField(&graph, 11, &w_in);
+  }
   ModelBytes out = TensorValueInfo("y", 1, dims, 1);
   MessageField(&graph, 12, &out);
   IntField(&model, 1, 10);

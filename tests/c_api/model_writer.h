@@ -20,8 +20,9 @@ typedef struct {
 ModelBytes OneNodeModel(const char* op_type, int elem_type, const int64_t* dims, size_t rank, int64_t opset);
 /* "Add(x, w) -> y" over float[4]; the initializer w = {1, 2, 3, 4} is
  * stored inline, or (external != 0) as external data at offset 0 of the
- * file "weights.bin", which the caller supplies. */
-ModelBytes AddModel(int external);
+ * file "weights.bin", which the caller supplies. overridable != 0 lists w
+ * among the graph inputs too (a feed may replace it). */
+ModelBytes AddModel(int external, int overridable);
 void FreeModel(ModelBytes* m);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_writer.h"
 #include "onnxruntime_c_api.h"
 
 extern const OrtApi* g_ort;
@@ -33,6 +34,14 @@ extern const OrtApi* g_ort;
 void ExpectError(OrtStatus* status, OrtErrorCode code, const char* needle, const char* what, int line);
 #define EXPECT_ERROR(expr, code, needle) ExpectError((expr), (code), (needle), #expr, __LINE__)
 
+/* c_client.c */
+OrtSession* SessionFromBytes(OrtEnv* env, ModelBytes* model, OrtSessionOptions* options);
+void CountingLogger(void* param, OrtLoggingLevel severity, const char* category, const char* logid,
+                    const char* code_location, const char* message);
+/* c_client_sessions.c */
+void TestInspectAndOptions(OrtEnv* env, const char* scratch);
+void TestInitializers(OrtEnv* env);
+/* c_client_errors.c */
 void RunErrorTests(OrtEnv* env, const char* default_model);
 void RunConcurrencyTest(OrtEnv* env, const char* default_model);
 

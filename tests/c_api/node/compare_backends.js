@@ -5,7 +5,9 @@
 // real ORT must be the one missing the test's reference output while
 // Tessera meets it; any other difference fails.
 //
-// node compare_backends.js --lib LIB --tests DIR [--skip F]... [--tolerances F]
+// node compare_backends.js --lib LIB --tests DIR [--skip F]... [--tolerances F] [--scaled-atol S]
+// With --scaled-atol S (the bench models' criterion) outputs agree when
+// max|difference| <= S * max|ORT's output|; else within rtol 1e-3, atol 1e-5.
 'use strict';
 
 const { spawnSync } = require('child_process');
@@ -32,12 +34,21 @@ function runner(extra, tmp, tag, passThrough) {
   return { dumps: JSON.parse(fs.readFileSync(dump, 'utf8')), report: JSON.parse(fs.readFileSync(report, 'utf8')) };
 }
 
-function close(a, b) {
+function close(a, b, scaled) {
   if (a.type !== b.type) return `types ${a.type} / ${b.type}`;
   if (a.dims.join(',') !== b.dims.join(',')) return `shapes [${a.dims}] / [${b.dims}]`;
   if (a.data.length !== b.data.length) return 'element counts differ';
   const isFloat = ['float32', 'float64', 'float16'].includes(a.type);
   const { halfToFloat } = require('./tensors');
+  let rtol = RTOL, atol = ATOL;
+  if (scaled > 0 && isFloat) {
+    let peak = 0;
+    for (const y of b.data) {
+      const v = a.type === 'float16' ? halfToFloat(y) : y;
+      if (v !== null && Number.isFinite(v)) peak = Math.max(peak, Math.abs(v));
+    }
+    [rtol, atol] = [0, scaled * peak];
+  }
   for (let i = 0; i < a.data.length; ++i) {
     let x = a.data[i], y = b.data[i];
     if (!isFloat) {
@@ -47,7 +58,7 @@ function close(a, b) {
     if (a.type === 'float16') [x, y] = [halfToFloat(x), halfToFloat(y)];
     if (x === null || y === null || Number.isNaN(x) || Number.isNaN(y)) {  // JSON writes NaN as null
       if (!((x === null || Number.isNaN(x)) && (y === null || Number.isNaN(y)))) return `element ${i}: ${x} / ${y}`;
-    } else if (Math.abs(x - y) > ATOL + RTOL * Math.abs(y)) {
+    } else if (Math.abs(x - y) > atol + rtol * Math.abs(y)) {
       return `element ${i}: ${x} / ${y}`;
     }
   }
@@ -63,6 +74,8 @@ function main() {
   }
   const lib = argv[libAt + 1];
   const rest = argv.filter((_, i) => i !== libAt && i !== libAt + 1);
+  const scaledAt = argv.indexOf('--scaled-atol');
+  const scaled = scaledAt >= 0 ? Number(argv[scaledAt + 1]) : 0;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-compare-'));
   try {
     const real = runner(['--real'], tmp, 'ort', rest);
@@ -77,14 +90,15 @@ function main() {
       ++both;
       let problem = null;
       for (const [name, t] of Object.entries(outputs)) {
-        problem = theirs[name] ? close(t, theirs[name]) : `output ${name} missing from ORT's`;
+        problem = theirs[name] ? close(t, theirs[name], scaled) : `output ${name} missing from ORT's`;
         if (problem) break;
       }
       if (!problem) ++agree;
       else if (!realPassed.has(test) && oursPassed.has(test)) explained.push(test);
       else unexplained.push(`${test}: ${problem}`);
     }
-    console.log(`both ran ${both} tests: outputs agree (rtol ${RTOL}, atol ${ATOL}) on ${agree}; ` +
+    const rule = scaled > 0 ? `max error <= ${scaled} x max|ORT output|` : `rtol ${RTOL}, atol ${ATOL}`;
+    console.log(`both ran ${both} tests: outputs agree (${rule}) on ${agree}; ` +
                 `${explained.length} differ where only Tessera meets the reference output`);
     for (const u of unexplained) console.log(`  DIFFER: ${u}`);
     return both > 0 && unexplained.length === 0 ? 0 : 1;

@@ -1,12 +1,14 @@
 // Runs ONNX backend tests (model.onnx + test_data_set_*/{input,output}_*.pb)
 // through npm onnxruntime-node, on Tessera's libonnxruntime.so.1 (--lib) or
 // on the real ORT (--real), and checks the result against Tessera's own
-// runner: the tests that pass here must be exactly the expected-pass tests
-// (tests/conformance/expected_pass.txt, what `tessera conformance` passes)
-// that the binding can express (tensor inputs and outputs of the types it
-// has). Same comparison rules as `tessera conformance`.
+// runner: the tests that pass here must be exactly those that
+// `tessera conformance` passes on the same folder (--tessera CLI: it is run
+// with the same skip and tolerance files), or the expected-pass list
+// (--expected), among the tests the binding can express (tensor inputs and
+// outputs of the types it has). Same comparison rules as `tessera
+// conformance`.
 //
-// node run_backend_tests.js (--lib LIB | --real) --tests DIR [--expected F]
+// node run_backend_tests.js (--lib LIB | --real) --tests DIR [--tessera CLI | --expected F]
 //      [--skip F]... [--tolerances F] [--rtol R] [--atol A] [--scaled-atol S]
 //      [--report OUT.json] [--dump OUT.json]
 // --scaled-atol S: an output passes when max|error| <= S * max|expected|
@@ -15,6 +17,7 @@
 // --expected, every expressible test must pass.
 'use strict';
 
+const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { loadOrt } = require('./ort_package');
@@ -94,6 +97,23 @@ async function runTest(ort, dir, sig, tol, dump) {
   }
 }
 
+// The tests `tessera conformance` passes on the same folder, with the same
+// skip and tolerance files (its default providers, as the binding's).
+function tesseraPasses(args) {
+  const report = path.join(fs.mkdtempSync(path.join(require('os').tmpdir(), 'tessera-conformance-')), 'report.json');
+  const cli = [args.tessera, 'conformance', args.tests, '--report', report, '--quiet'];
+  for (const f of args.skip || []) cli.push('--skip', f);
+  if (args.tolerances) cli.push('--tolerances', args.tolerances);
+  if (args.rtol) cli.push('--rtol', args.rtol);
+  if (args.atol) cli.push('--atol', args.atol);
+  if (args['scaled-atol']) cli.push('--scaled-atol', args['scaled-atol']);
+  spawnSync(cli[0], cli.slice(1), { stdio: 'ignore' });  // exits non-zero when any test fails
+  if (!fs.existsSync(report)) throw new Error(`${cli.join(' ')} wrote no report`);
+  const tests = JSON.parse(fs.readFileSync(report, 'utf8')).tests;
+  fs.rmSync(path.dirname(report), { recursive: true, force: true });
+  return new Map(tests.filter((t) => t.status === 'pass').map((t) => [t.name, []]));
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(args.tests)) {
@@ -147,19 +167,23 @@ async function main() {
               `(${report.inexpressible.length} not expressible in the binding), ${seconds} s`);
   if (args.report) fs.writeFileSync(args.report, JSON.stringify(report, null, 1));
   if (args.dump) fs.writeFileSync(args.dump, JSON.stringify(dumps));
-  if (!args.expected) {
+  let reference = expected;
+  let source = 'expected_pass.txt';
+  if (args.tessera) {
+    reference = tesseraPasses(args);
+    source = 'tessera conformance';
+  } else if (!args.expected) {
     for (const [n, why] of Object.entries(report.failed)) console.log(`  FAIL: ${n}: ${why}`);
     return total > 0 && report.passed.length === total ? 0 : 1;
   }
-  // Tessera's own runner passes exactly the expected list (conformance.* tests).
   const passed = new Set(report.passed);
   const tried = new Set([...report.passed, ...Object.keys(report.failed)]);
-  const mustPass = [...expected.keys()].filter((n) => tried.has(n));
+  const mustPass = [...reference.keys()].filter((n) => tried.has(n));
   const missing = mustPass.filter((n) => !passed.has(n));
-  const extra = report.passed.filter((n) => !expected.has(n));
-  console.log(`Tessera's runner on the same tests: ${mustPass.length} pass (expected_pass.txt)`);
+  const extra = report.passed.filter((n) => !reference.has(n));
+  console.log(`Tessera's runner on the same tests: ${mustPass.length} pass (${source})`);
   for (const n of missing) console.log(`  FAIL through the binding: ${n}: ${report.failed[n]}`);
-  for (const n of extra) console.log(`  passes through the binding but not in expected_pass.txt: ${n}`);
+  for (const n of extra) console.log(`  passes through the binding but not for ${source}: ${n}`);
   return missing.length === 0 && extra.length === 0 ? 0 : 1;
 }
 

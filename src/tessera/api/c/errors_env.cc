@@ -110,6 +110,11 @@ OrtStatus* NewEnv(const char* entry, OrtLoggingFunction fn, void* param, OrtLogg
     env->log_id = logid ? logid : "";
     env->log_fn = fn;
     env->log_param = param;
+    if (threading) {
+      env->has_global_threads = true;
+      env->global_intra_op_threads = threading->intra_op_threads;
+      env->global_inter_op_threads = threading->inter_op_threads;
+    }
     SetEnvLogger(fn, param);
     *out = env.release();
   });
@@ -140,6 +145,17 @@ OrtStatus* CreateEnvWithCustomLoggerAndGlobalThreadPools(OrtLoggingFunction logg
                                                          OrtEnv** out) noexcept {
   return NewEnv("CreateEnvWithCustomLoggerAndGlobalThreadPools", logging_function, logger_param, log_severity_level,
                 logid, tp_options, out);
+}
+
+OrtStatus* CreateEnvWithOptions(const OrtEnvCreationOptions* options, OrtEnv** out) noexcept {
+  if (!options) return MakeStatus(ORT_INVALID_ARGUMENT, "CreateEnvWithOptions: 'options' is NULL");
+  if (options->version < 24 || options->version > ORT_API_VERSION)
+    return MakeStatus(ORT_INVALID_ARGUMENT, "CreateEnvWithOptions: options version " +
+                                                std::to_string(options->version) + " is not 24.." +
+                                                std::to_string(ORT_API_VERSION));
+  return NewEnv("CreateEnvWithOptions", options->custom_logging_function, options->custom_logging_param,
+                static_cast<OrtLoggingLevel>(options->logging_severity_level), options->log_id,
+                options->threading_options, out);
 }
 
 void ReleaseEnv(OrtEnv* input) noexcept {
@@ -211,10 +227,10 @@ OrtStatus* SetGlobalDenormalAsZero(OrtThreadingOptions* tp_options) noexcept {
   return Guard([&] { Live(tp_options, "SetGlobalDenormalAsZero", "tp_options")->denormal_as_zero = true; });
 }
 
-// Sessions always own their thread pool in Tessera; accepting the call keeps
-// clients that ask for shared pools working with per-session ones.
+// Sessions always own their thread pool in Tessera: one created with these
+// options gets the global thread counts of its environment instead.
 OrtStatus* DisablePerSessionThreads(OrtSessionOptions* options) noexcept {
-  return Guard([&] { Live(options, "DisablePerSessionThreads", "options"); });
+  return Guard([&] { Live(options, "DisablePerSessionThreads", "options")->use_env_threads = true; });
 }
 
 }  // namespace tessera::capi

@@ -3,6 +3,8 @@
 // "DnnlExecutionProvider", "CPUExecutionProvider", "OpenCL") map as the
 // Python module maps them (api/providers.h). Any other provider (CUDA,
 // TensorRT, XNNPACK, ...) is an error naming the providers this build has.
+#include <cstdlib>
+
 #include "tessera/api/c/ort_objects.h"
 #include "tessera/api/providers.h"
 #include "tessera/base/logging.h"
@@ -58,7 +60,13 @@ OrtStatus* UpdateOptions(T* o, const char* const* keys, const char* const* value
   return Guard([&] {
     Live(o, entry, "provider options");
     ReadPairs(o->values, keys, values, n, entry);
-    if (const std::string* id = o->values.Find("device_id")) o->device_id = std::stoi(*id);
+    if (const std::string* id = o->values.Find("device_id")) {
+      char* end = nullptr;
+      long v = std::strtol(id->c_str(), &end, 10);
+      if (id->empty() || *end != '\0' || v < 0 || v > 1 << 20)
+        TS_THROW(kInvalidArgument, entry, ": device_id '", *id, "' is not a device number");
+      o->device_id = static_cast<int>(v);
+    }
   });
 }
 

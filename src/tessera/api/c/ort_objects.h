@@ -22,6 +22,12 @@ using tessera::capi::Tracked;
 
 struct OrtEnv : Tracked<OrtEnv, HandleKind::kEnv> {
   OrtLoggingLevel severity = ORT_LOGGING_LEVEL_WARNING;
+  // CreateEnv*WithGlobalThreadPools: sessions whose options call
+  // DisablePerSessionThreads take these thread counts (Tessera gives each
+  // session its own pool of that size; pools are not shared).
+  bool has_global_threads = false;
+  int global_intra_op_threads = 0;
+  int global_inter_op_threads = 0;
   std::string log_id;
   OrtLoggingFunction log_fn = nullptr;
   void* log_param = nullptr;
@@ -54,6 +60,9 @@ struct OrtSessionOptions : Tracked<OrtSessionOptions, HandleKind::kSessionOption
   bool cpu_arena = true;
   bool deterministic = false;
   int log_verbosity = 0;
+  bool log_severity_set = false;  // else the session logs at the environment's severity
+  bool use_env_threads = false;   // DisablePerSessionThreads
+  bool cancel_load = false;       // SessionOptionsSetLoadCancellationFlag
   std::vector<std::pair<std::string, std::string>> config;  // AddSessionConfigEntry, in order
   // AddExternalInitializersFromFilesInMemory: copies, since the caller's
   // buffers need only outlive that call, and tensors may borrow from these.

@@ -70,6 +70,8 @@ const char* HandleKindName(HandleKind kind) {
     case HandleKind::kKeyValuePairs: return "OrtKeyValuePairs";
     case HandleKind::kProviderOptions: return "provider options";
     case HandleKind::kAllocator: return "OrtAllocator";
+    case HandleKind::kHardwareDevice: return "OrtHardwareDevice";
+    case HandleKind::kEpDevice: return "OrtEpDevice";
   }
   return "object";
 }

@@ -54,7 +54,7 @@ OrtStatus* Guard(Fn&& fn) noexcept {
 enum class HandleKind {
   kEnv, kSessionOptions, kSession, kValue, kRunOptions, kTypeInfo, kTensorInfo, kMapInfo, kSequenceInfo,
   kOptionalInfo, kMemoryInfo, kIoBinding, kModelMetadata, kThreadingOptions, kKeyValuePairs, kProviderOptions,
-  kAllocator,
+  kAllocator, kHardwareDevice, kEpDevice,
 };
 const char* HandleKindName(HandleKind kind);
 void RegisterHandle(const void* p, HandleKind kind);

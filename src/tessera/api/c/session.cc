@@ -3,6 +3,7 @@
 // is const and thread-safe), as ORT allows.
 #include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "tessera/api/c/ort_objects.h"
 #include "tessera/api/providers.h"
@@ -19,12 +20,21 @@ std::string UniqueLogId(const std::string& base) {
 template <typename Load>
 OrtStatus* NewSession(const OrtEnv* env, const OrtSessionOptions* options, OrtSession** out, const char* entry,
                       Load&& load) {
+  // Cancellation has ORT's own code, outside Tessera's error kinds.
+  if (options && IsLiveHandle(options, HandleKind::kSessionOptions) && options->cancel_load)
+    return MakeStatus(ORT_MODEL_LOAD_CANCELED,
+                      std::string(entry) + ": the options' load cancellation flag is set; no model loaded");
   return Guard([&] {
     Live(env, entry, "env");
     NotNull(out, entry, "out");
     OrtSessionOptions defaults;
     const OrtSessionOptions& o = options ? *Live(options, entry, "options") : defaults;
     SessionOptions so = o.options;
+    if (!o.log_severity_set) so.log_severity_level = static_cast<Severity>(static_cast<int>(env->severity));
+    if (o.use_env_threads && env->has_global_threads) {
+      so.intra_op_num_threads = env->global_intra_op_threads;
+      so.inter_op_num_threads = env->global_inter_op_threads;
+    }
     auto session = std::make_unique<OrtSession>();
     if (o.log_fn) {
       // Log lines reach the function by log id: make this session's its own.
@@ -104,12 +114,21 @@ OrtStatus* SessionGetOverridableInitializerCount(const OrtSession* session, size
 
 namespace {
 
-OrtStatus* TypeInfoAt(const OrtSession* session, size_t index, OrtTypeInfo** type_info, const char* entry, int which) {
+enum class Listing { kInputs, kOutputs, kOverridableInitializers };
+
+const ValueInfo& Listed(const OrtSession* s, Listing which, size_t index, const char* entry) {
+  switch (which) {
+    case Listing::kInputs: return At(s->session->inputs(), index, "inputs", entry);
+    case Listing::kOutputs: return At(s->session->outputs(), index, "outputs", entry);
+    case Listing::kOverridableInitializers: break;
+  }
+  return At(s->overridable, index, "overridable initializers", entry);
+}
+
+OrtStatus* TypeInfoAt(const OrtSession* session, size_t index, OrtTypeInfo** type_info, const char* entry,
+                      Listing which) {
   return Guard([&] {
-    const OrtSession* s = LiveSession(session, entry);
-    const auto& list = which == 0 ? s->session->inputs() : which == 1 ? s->session->outputs() : s->overridable;
-    const ValueInfo& info = At(list, index, which == 0 ? "inputs" : which == 1 ? "outputs" : "overridable initializers", entry);
-    TypeInfo type = info.type;
+    TypeInfo type = Listed(LiveSession(session, entry), which, index, entry).type;
     // An output whose type was not inferred before running: ORT reports a
     // tensor of unknown element type and rank, clients expect a tensor.
     if (type.kind == TypeInfo::Kind::kUnknown) type = TypeInfo::Tensor(DataType::kUndefined);
@@ -118,11 +137,9 @@ OrtStatus* TypeInfoAt(const OrtSession* session, size_t index, OrtTypeInfo** typ
 }
 
 OrtStatus* NameAt(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value, const char* entry,
-                  int which) {
+                  Listing which) {
   return Guard([&] {
-    const OrtSession* s = LiveSession(session, entry);
-    const auto& list = which == 0 ? s->session->inputs() : which == 1 ? s->session->outputs() : s->overridable;
-    const ValueInfo& info = At(list, index, which == 0 ? "inputs" : which == 1 ? "outputs" : "overridable initializers", entry);
+    const ValueInfo& info = Listed(LiveSession(session, entry), which, index, entry);
     *NotNull(value, entry, "value") = AllocString(allocator, info.name, entry);
   });
 }
@@ -130,24 +147,24 @@ OrtStatus* NameAt(const OrtSession* session, size_t index, OrtAllocator* allocat
 }  // namespace
 
 OrtStatus* SessionGetInputTypeInfo(const OrtSession* session, size_t index, OrtTypeInfo** type_info) noexcept {
-  return TypeInfoAt(session, index, type_info, "SessionGetInputTypeInfo", 0);
+  return TypeInfoAt(session, index, type_info, "SessionGetInputTypeInfo", Listing::kInputs);
 }
 OrtStatus* SessionGetOutputTypeInfo(const OrtSession* session, size_t index, OrtTypeInfo** type_info) noexcept {
-  return TypeInfoAt(session, index, type_info, "SessionGetOutputTypeInfo", 1);
+  return TypeInfoAt(session, index, type_info, "SessionGetOutputTypeInfo", Listing::kOutputs);
 }
 OrtStatus* SessionGetOverridableInitializerTypeInfo(const OrtSession* session, size_t index,
                                                     OrtTypeInfo** type_info) noexcept {
-  return TypeInfoAt(session, index, type_info, "SessionGetOverridableInitializerTypeInfo", 2);
+  return TypeInfoAt(session, index, type_info, "SessionGetOverridableInitializerTypeInfo", Listing::kOverridableInitializers);
 }
 OrtStatus* SessionGetInputName(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value) noexcept {
-  return NameAt(session, index, allocator, value, "SessionGetInputName", 0);
+  return NameAt(session, index, allocator, value, "SessionGetInputName", Listing::kInputs);
 }
 OrtStatus* SessionGetOutputName(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value) noexcept {
-  return NameAt(session, index, allocator, value, "SessionGetOutputName", 1);
+  return NameAt(session, index, allocator, value, "SessionGetOutputName", Listing::kOutputs);
 }
 OrtStatus* SessionGetOverridableInitializerName(const OrtSession* session, size_t index, OrtAllocator* allocator,
                                                 char** value) noexcept {
-  return NameAt(session, index, allocator, value, "SessionGetOverridableInitializerName", 2);
+  return NameAt(session, index, allocator, value, "SessionGetOverridableInitializerName", Listing::kOverridableInitializers);
 }
 
 // Every input and output lives in host memory.
@@ -233,6 +250,52 @@ OrtStatus* Run(OrtSession* session, const OrtRunOptions* run_options, const char
     }
     for (size_t i = 0; i < output_names_len; ++i)
       if (created[i]) outputs[i] = created[i].release();
+  });
+}
+
+}  // namespace tessera::capi
+
+namespace tessera::capi {
+
+// Runs on a thread of its own and reports through the callback, which owns
+// the status it gets (NULL on success). The names and values are copied
+// now; the client's memory behind the inputs and the `output` array must
+// stay valid until the callback, as ORT requires.
+OrtStatus* RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names,
+                    const OrtValue* const* input, size_t input_len, const char* const* output_names,
+                    size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback,
+                    void* user_data) noexcept {
+  return Guard([&] {
+    Live(session, "RunAsync", "session");
+    NotNull(run_async_callback, "RunAsync", "run_async_callback");
+    NotNull(output, "RunAsync", "output");
+    if (input_len > 0) {
+      NotNull(input_names, "RunAsync", "input_names");
+      NotNull(input, "RunAsync", "input");
+    }
+    if (output_names_len > 0) NotNull(output_names, "RunAsync", "output_names");
+    // Copies the run keeps: OrtValues of the inputs (sharing their buffers)
+    // and the names.
+    auto values = std::make_shared<std::vector<std::unique_ptr<OrtValue>>>();
+    auto in_names = std::make_shared<std::vector<std::string>>();
+    for (size_t i = 0; i < input_len; ++i) {
+      in_names->push_back(NotNull(input_names[i], "RunAsync", "input_names[i]"));
+      values->push_back(std::make_unique<OrtValue>(Live(input[i], "RunAsync", "input[i]")->value));
+    }
+    auto out_names = std::make_shared<std::vector<std::string>>();
+    for (size_t i = 0; i < output_names_len; ++i) out_names->push_back(NotNull(output_names[i], "RunAsync", "output_names[i]"));
+    std::thread([=] {
+      std::vector<const char*> in_ptrs, out_ptrs;
+      std::vector<const OrtValue*> in_values;
+      for (size_t i = 0; i < in_names->size(); ++i) {
+        in_ptrs.push_back((*in_names)[i].c_str());
+        in_values.push_back((*values)[i].get());
+      }
+      for (const auto& n : *out_names) out_ptrs.push_back(n.c_str());
+      OrtStatus* status = Run(session, run_options, in_ptrs.data(), in_values.data(), in_ptrs.size(), out_ptrs.data(),
+                              out_ptrs.size(), output);
+      run_async_callback(user_data, output, out_ptrs.size(), status);
+    }).detach();
   });
 }
 

@@ -133,6 +133,7 @@ OrtStatus* SetSessionLogSeverityLevel(OrtSessionOptions* options, int session_lo
       TS_THROW(kInvalidArgument, "SetSessionLogSeverityLevel: ", session_log_severity_level,
                " is not a severity (0 verbose .. 4 fatal)");
     o.options.log_severity_level = static_cast<Severity>(session_log_severity_level);
+    o.log_severity_set = true;
   });
 }
 
@@ -171,6 +172,14 @@ OrtStatus* SetInterOpNumThreads(OrtSessionOptions* options, int inter_op_num_thr
 OrtStatus* SetDeterministicCompute(OrtSessionOptions* options, bool value) noexcept {
   // Tessera's kernels are deterministic already: a run repeats bit for bit.
   return WithOptions(options, "SetDeterministicCompute", [&](OrtSessionOptions& o) { o.deterministic = value; });
+}
+
+// Tessera loads a model in one step, so a flag set while a session is being
+// created does not stop that load; a session created after the flag is set
+// is refused with ORT_MODEL_LOAD_CANCELED.
+OrtStatus* SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options, bool cancel) noexcept {
+  return WithOptions(options, "SessionOptionsSetLoadCancellationFlag",
+                     [&](OrtSessionOptions& o) { o.cancel_load = cancel; });
 }
 
 OrtStatus* SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function,
@@ -231,8 +240,8 @@ OrtStatus* AddExternalInitializers(OrtSessionOptions* options, const char* const
   });
 }
 
-// The model's external-data files, from memory: each buffer must stay valid
-// until the session is created (the loader copies the tensors out).
+// The model's external-data files, from memory. The buffers are copied
+// here, so each need only outlive this call; tensors borrow the copies.
 OrtStatus* AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options,
                                                     const ORTCHAR_T* const* external_initializer_file_names,
                                                     char* const* external_initializer_file_buffer_array,

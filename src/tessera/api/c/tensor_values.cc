@@ -222,6 +222,23 @@ OrtStatus* TensorAt(OrtValue* value, const int64_t* location_values, size_t loca
   });
 }
 
+// Host to host: every pair must agree in element type and shape.
+OrtStatus* CopyTensors(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors,
+                       OrtSyncStream* stream, size_t num_tensors) noexcept {
+  return Guard([&] {
+    Live(env, "CopyTensors", "env");
+    if (stream) TS_THROW(kInvalidArgument, "CopyTensors: Tessera's tensors are in host memory; there is no stream to use");
+    if (num_tensors == 0) return;
+    NotNull(src_tensors, "CopyTensors", "src_tensors");
+    NotNull(dst_tensors, "CopyTensors", "dst_tensors");
+    for (size_t i = 0; i < num_tensors; ++i) {
+      const Tensor& src = TensorOf(src_tensors[i], "CopyTensors", "src_tensors[i]");
+      MutableTensorOf(dst_tensors[i], "CopyTensors", "dst_tensors[i]");
+      CopyIntoPreallocated(Value(src), dst_tensors[i]->value, "tensor " + std::to_string(i));
+    }
+  });
+}
+
 // ----------------------------------------------------------------- strings
 
 OrtStatus* FillStringTensor(OrtValue* value, const char* const* s, size_t s_len) noexcept {

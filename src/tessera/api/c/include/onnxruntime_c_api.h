@@ -244,7 +244,6 @@ TS_ORT_OPAQUE(OrtKeyValuePairs)
 TS_ORT_OPAQUE(OrtSyncStream)
 TS_ORT_OPAQUE(OrtExternalInitializerInfo)
 TS_ORT_OPAQUE(OrtDeviceEpIncompatibilityDetails)
-TS_ORT_OPAQUE(OrtEnvCreationOptions)
 TS_ORT_OPAQUE(OrtEpAssignedSubgraph)
 TS_ORT_OPAQUE(OrtEpAssignedNode)
 TS_ORT_OPAQUE(OrtThreadPoolCallbacksConfig)
@@ -286,6 +285,17 @@ typedef OrtStatus*(ORT_API_CALL* EpSelectionDelegate)(const OrtEpDevice** ep_dev
                                                       const OrtKeyValuePairs* runtime_metadata,
                                                       const OrtEpDevice** selected, size_t max_selected,
                                                       size_t* num_selected, void* state);
+
+/* CreateEnvWithOptions' argument (API version 24 on). */
+typedef struct OrtEnvCreationOptions {
+  uint32_t version; /* ORT_API_VERSION the caller was built with */
+  int32_t logging_severity_level;
+  const char* log_id;
+  OrtLoggingFunction custom_logging_function;
+  void* custom_logging_param;
+  const struct OrtThreadingOptions* threading_options;
+  const OrtKeyValuePairs* config_entries;
+} OrtEnvCreationOptions;
 
 /* ------------------------------------------------------------ allocators */
 
