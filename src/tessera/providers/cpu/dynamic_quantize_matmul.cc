@@ -22,6 +22,38 @@
 namespace tessera::cpu {
 namespace {
 
+// b_scale (1 or n floats) and the optional float bias (n): checked.
+void CheckScaleAndBias(const KernelContext& ctx, const Tensor& b_scale, const Tensor* bias, int64_t n) {
+  if (b_scale.dtype() != DataType::kFloat || (b_scale.numel() != 1 && b_scale.numel() != n))
+    ctx.Fail("b_scale must be float with 1 or ", n, " values, got ", b_scale.Describe());
+  if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != n))
+    ctx.Fail("bias must be float with ", n, " values, got ", bias->Describe());
+}
+
+// y = float(sums) * (a_scale * b_scale[j]) + bias[j]: the scales multiply
+// first (the graph's Mul of the two scales), then each sum, then the bias,
+// float steps in the unfused chain's order.
+void ScaleSums(KernelContext& ctx, const int32_t* sums, float a_scale, const Tensor& b_scale, const Tensor* bias,
+               Tensor& y) {
+  const int64_t n = y.shape().back();
+  std::vector<float> scale(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j)
+    scale[static_cast<size_t>(j)] = a_scale * b_scale.data<float>()[b_scale.numel() == 1 ? 0 : j];
+  const float* pb = bias ? bias->data<float>() : nullptr;
+  float* py = y.data<float>();
+  const int64_t rows = y.numel() / n;
+  ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int32_t* c = sums + r * n;
+      float* out = py + r * n;
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = static_cast<float>(c[j]) * scale[static_cast<size_t>(j)];
+        out[j] = pb ? v + pb[j] : v;
+      }
+    }
+  });
+}
+
 class DynamicQuantizeMatMul final : public OpKernel {
  public:
   explicit DynamicQuantizeMatMul(const KernelInfo& info) : packed_(PackConstantInt8B(info, 1, 3)) {}
@@ -36,11 +68,8 @@ class DynamicQuantizeMatMul final : public OpKernel {
                ctx.input(1).Describe());
     const int64_t n = b->shape[1];
     const Tensor& b_scale = ctx.input(2);
-    if (b_scale.dtype() != DataType::kFloat || (b_scale.numel() != 1 && b_scale.numel() != n))
-      ctx.Fail("b_scale must be float with 1 or ", n, " values, got ", b_scale.Describe());
     const Tensor* bias = ctx.has_input(4) ? &ctx.input(4) : nullptr;
-    if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != n))
-      ctx.Fail("bias must be float with ", n, " values, got ", bias->Describe());
+    CheckScaleAndBias(ctx, b_scale, bias, n);
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
     if (y.numel() == 0) return;
 
@@ -53,23 +82,7 @@ class DynamicQuantizeMatMul final : public OpKernel {
 
     const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
     RunInt8Gemm(ctx, aq, &az, *b, y.shape(), sums.get());
-    // The scales multiply first (the graph's Mul of the two scales), then
-    // each sum, then the bias: float steps in the chain's order.
-    std::vector<float> scale(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) scale[static_cast<size_t>(j)] = a_scale * b_scale.data<float>()[b_scale.numel() == 1 ? 0 : j];
-    const float* pb = bias ? bias->data<float>() : nullptr;
-    float* py = y.data<float>();
-    const int64_t rows = y.numel() / n;
-    ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int32_t* c = sums.get() + r * n;
-        float* out = py + r * n;
-        for (int64_t j = 0; j < n; ++j) {
-          const float v = static_cast<float>(c[j]) * scale[static_cast<size_t>(j)];
-          out[j] = pb ? v + pb[j] : v;
-        }
-      }
-    });
+    ScaleSums(ctx, sums.get(), a_scale, b_scale, bias, y);
   }
 
  private:
@@ -99,28 +112,13 @@ class MatMulIntegerToFloat final : public OpKernel {
     const Tensor& b_scale = ctx.input(3);
     if (a_scale.dtype() != DataType::kFloat || a_scale.numel() != 1)
       ctx.Fail("a_scale must be one float (per-tensor A), got ", a_scale.Describe());
-    if (b_scale.dtype() != DataType::kFloat || (b_scale.numel() != 1 && b_scale.numel() != n))
-      ctx.Fail("b_scale must be float with 1 or ", n, " values, got ", b_scale.Describe());
     const Tensor* bias = ctx.has_input(6) ? &ctx.input(6) : nullptr;
-    if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != n))
-      ctx.Fail("bias must be float with ", n, " values, got ", bias->Describe());
+    CheckScaleAndBias(ctx, b_scale, bias, n);
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
     if (y.numel() == 0) return;
     const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(y.numel()));
     RunInt8Gemm(ctx, a, az, *b, y.shape(), sums.get());
-    std::vector<float> scale(static_cast<size_t>(n));
-    const float as = a_scale.data<float>()[0];
-    for (int64_t j = 0; j < n; ++j) scale[static_cast<size_t>(j)] = as * b_scale.data<float>()[b_scale.numel() == 1 ? 0 : j];
-    const float* pb = bias ? bias->data<float>() : nullptr;
-    float* py = y.data<float>();
-    const int64_t rows = y.numel() / n;
-    ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r)
-        for (int64_t j = 0; j < n; ++j) {
-          const float v = static_cast<float>(sums[static_cast<size_t>(r * n + j)]) * scale[static_cast<size_t>(j)];
-          py[r * n + j] = pb ? v + pb[j] : v;
-        }
-    });
+    ScaleSums(ctx, sums.get(), a_scale.data<float>()[0], b_scale, bias, y);
   }
 
  private:

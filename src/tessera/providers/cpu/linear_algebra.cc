@@ -48,6 +48,15 @@ double LuDeterminant(double* a, int64_t n) {
   return det;
 }
 
+// M of a batch of square matrices [*, M, M]; fails otherwise.
+int64_t SquareMatrixSize(const Tensor& x, const KernelContext& ctx) {
+  const int64_t r = x.rank();
+  if (r < 2) ctx.Fail("input must have rank >= 2 ([*, M, M]), got ", ShapeToString(x.shape()));
+  const int64_t m = x.dim(r - 1);
+  if (x.dim(r - 2) != m) ctx.Fail("the last two dimensions must be equal (square matrices), got ", ShapeToString(x.shape()));
+  return m;
+}
+
 class Det final : public OpKernel {
  public:
   explicit Det(const KernelInfo&) {}
@@ -55,9 +64,7 @@ class Det final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const int64_t r = x.rank();
-    if (r < 2) ctx.Fail("input must have rank >= 2 ([*, M, M]), got ", ShapeToString(x.shape()));
-    const int64_t m = x.dim(r - 1);
-    if (x.dim(r - 2) != m) ctx.Fail("the last two dimensions must be equal (square matrices), got ", ShapeToString(x.shape()));
+    const int64_t m = SquareMatrixSize(x, ctx);
     Shape out_shape(x.shape().begin(), x.shape().end() - 2);
     const int64_t batch = SizeToDim(x.shape(), static_cast<size_t>(r - 2));
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
@@ -117,9 +124,7 @@ class Inverse final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const int64_t r = x.rank();
-    if (r < 2) ctx.Fail("input must have rank >= 2 ([*, M, M]), got ", ShapeToString(x.shape()));
-    const int64_t m = x.dim(r - 1);
-    if (x.dim(r - 2) != m) ctx.Fail("the last two dimensions must be equal (square matrices), got ", ShapeToString(x.shape()));
+    const int64_t m = SquareMatrixSize(x, ctx);
     const int64_t batch = SizeToDim(x.shape(), static_cast<size_t>(r - 2));
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
