@@ -5,8 +5,10 @@ Normalization, MatMulNBits, GroupQueryAttention with rotary embeddings and
 its KV cache) through Tessera and through ONNX Runtime 1.30: a 5-token
 prefill and then a one-token decode step fed the prefill's present cache.
 Logits and presents must agree (max abs diff < 1e-4 of their range).
+Then `tessera generate` must produce the tokens of the same greedy loop run
+on ORT.
 
-    check_decoder.py WORK_DIR
+    check_decoder.py WORK_DIR TESSERA_BIN
 
 ORT: $ORT_NODE_PATH, else ~/.cache/tessera/ort-1.30.0 (scripts/setup.sh). Without
 it the check fails when CI=true and is skipped (exit 77) otherwise.
@@ -92,6 +94,32 @@ def main():
             for part in ("key", "value"):
                 feeds[f"past_key_values.{i}.{part}"] = mine[names.index(f"present.{i}.{part}")]
     print(f"decoder: prefill and one decode step agree with ORT 1.30 (worst relative difference {worst:.1e})")
+
+    # Greedy decoding: ORT step by step against `tessera generate`.
+    new_tokens = 6
+    tokens = [int(t) for t in prompt[0]]
+    feeds = {"input_ids": prompt, "attention_mask": np.ones((1, len(tokens)), np.int64)}
+    for i in range(cfg["layers"]):
+        for part in ("key", "value"):
+            feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, head), np.float32)
+    expected = []
+    for _ in range(new_tokens):
+        outs = ort_run(model_path, feeds, work, node_path)
+        token = int(np.argmax(outs[0][0, -1]))
+        expected.append(token)
+        tokens.append(token)
+        feeds = {"input_ids": np.array([[token]], np.int64), "attention_mask": np.ones((1, len(tokens)), np.int64)}
+        for i in range(cfg["layers"]):
+            for part in ("key", "value"):
+                feeds[f"past_key_values.{i}.{part}"] = outs[names.index(f"present.{i}.{part}")]
+    r = subprocess.run([sys.argv[2], "generate", model_path, "--prompt-tokens", ",".join(str(int(t)) for t in prompt[0]),
+                        "--max-new-tokens", str(new_tokens), "--providers", "cpu"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAILED: tessera generate: {r.stderr}")
+    got = [int(t) for t in r.stdout.split("\n")[0].split()[1].split(",")]
+    if got != expected:
+        sys.exit(f"FAILED: tessera generate gave {got}, ORT's greedy loop {expected}")
+    print(f"tessera generate: {got}, as ORT's greedy loop\n{r.stdout.strip()}")
     return 0
 
 

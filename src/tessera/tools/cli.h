@@ -51,5 +51,6 @@ int OptimizeCommand(int argc, char** argv);
 int IsaCommand(int argc, char** argv);
 int QuantizeCommand(int argc, char** argv);
 int DoctorCommand(int argc, char** argv);
+int GenerateCommand(int argc, char** argv);
 
 }  // namespace tessera::cli

@@ -44,6 +44,9 @@ void PrintUsage() {
       "        [--percentile P] [--per-channel] [--reduce-range] [--weight-type int8|uint8] [--activation-type uint8|int8]\n"
       "        [--op-types A,B] [--exclude-op-types A,B] [--exclude-nodes A,B] [--extra KEY=VALUE] [--external-data]\n"
       "        write an int8 model: dynamic (MatMulInteger) or static QDQ calibrated on DIR (docs/quantization.md)\n"
+      "  generate MODEL --prompt-tokens 1,2,3 [--max-new-tokens N] [--threads N] [--providers LIST]\n"
+      "        greedy decoding with a decoder in ORT's LLM layout (input_ids, attention_mask, past_key_values.*),\n"
+      "        the KV cache kept between steps; prints the tokens and prefill / decode tokens per second\n"
       "  isa [--max-isa L] [--providers LIST]\n"
       "        the instruction-set levels this machine runs and what each library uses under the cap;\n"
       "        exit 3 when the machine cannot run L\n"
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
     if (cmd == "isa") return tessera::cli::IsaCommand(argc, argv);
     if (cmd == "quantize") return tessera::cli::QuantizeCommand(argc, argv);
     if (cmd == "doctor") return tessera::cli::DoctorCommand(argc, argv);
+    if (cmd == "generate") return tessera::cli::GenerateCommand(argc, argv);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: error: %s\n", cmd.c_str(), e.what());
     return 1;
