@@ -46,6 +46,7 @@ from ._values import (  # noqa: E402,F401
     create_and_register_allocator_v2,
 )
 from ._values import _cpu_memory_info, _unwrap  # noqa: E402
+from ._generate import GenerationResult, generate  # noqa: E402
 
 __version__ = getattr(_C, "__version__", "0.0.0")
 
@@ -65,7 +66,7 @@ __all__ = [
     "validate", "plan", "ValidationReport", "OrtValue", "SparseTensor", "IOBinding", "OrtDevice", "OrtMemoryInfo",
     "OrtArenaCfg", "OrtAllocatorType", "OrtMemType", "OrtSparseFormat", "create_and_register_allocator",
     "create_and_register_allocator_v2", "get_version_string", "get_build_info", "enable_telemetry_events",
-    "disable_telemetry_events", "set_default_logger_callback",
+    "disable_telemetry_events", "set_default_logger_callback", "generate", "GenerationResult",
 ]
 
 # ------------------------------------------------------------------ providers

@@ -1,0 +1,71 @@
+"""tessera.generate on the tiny decoder of bench/make_decoder.py: the same
+tokens as a greedy loop written out with InferenceSession.run, and the same
+as `tessera generate` (the CLI)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessera
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import make_decoder  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def decoder(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("decoder") / "tiny_decoder.onnx")
+    with open(path, "wb") as f:
+        f.write(make_decoder.build(make_decoder.PRESETS["tiny"], 11).SerializeToString())
+    return path
+
+
+def manual_greedy(session, prompt, steps):
+    cfg = make_decoder.PRESETS["tiny"]
+    kv, head = cfg["kv_heads"], cfg["hidden"] // cfg["heads"]
+    names = [o.name for o in session.get_outputs()]
+    tokens, out_tokens = list(prompt), []
+    feeds = {"input_ids": np.array([prompt], np.int64), "attention_mask": np.ones((1, len(prompt)), np.int64)}
+    for i in range(cfg["layers"]):
+        for part in ("key", "value"):
+            feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, head), np.float32)
+    for _ in range(steps):
+        outs = session.run(None, feeds)
+        token = int(np.argmax(outs[0][0, -1]))
+        tokens.append(token)
+        out_tokens.append(token)
+        feeds = {"input_ids": np.array([[token]], np.int64), "attention_mask": np.ones((1, len(tokens)), np.int64)}
+        for i in range(cfg["layers"]):
+            for part in ("key", "value"):
+                feeds[f"past_key_values.{i}.{part}"] = outs[names.index(f"present.{i}.{part}")]
+    return out_tokens
+
+
+def test_generate_matches_a_manual_greedy_loop(decoder):
+    session = tessera.InferenceSession(decoder, providers=["CPUExecutionProvider"])
+    result = tessera.generate(session, [3, 1, 4, 1, 5], max_new_tokens=7)
+    assert result.tokens == manual_greedy(session, [3, 1, 4, 1, 5], 7)
+    assert result.prefill_tokens_per_s > 0 and result.decode_tokens_per_s > 0
+
+
+def test_generate_matches_the_cli(decoder):
+    binary = os.path.join(os.path.dirname(tessera.__file__), "..", "..", "bin", "tessera")
+    if not os.path.exists(binary):
+        pytest.skip("the tessera binary is not next to the built package")
+    r = subprocess.run([binary, "generate", decoder, "--prompt-tokens", "2,7,1,8", "--max-new-tokens", "5",
+                        "--providers", "cpu"], capture_output=True, text=True, check=True)
+    cli = [int(t) for t in r.stdout.split("\n")[0].split()[1].split(",")]
+    assert tessera.generate(decoder, [2, 7, 1, 8], max_new_tokens=5).tokens == cli
+
+
+def test_generate_rejects_what_is_not_a_decoder(tmp_path):
+    from tiny_models import add_model  # noqa: PLC0415
+    path = tmp_path / "add.onnx"
+    path.write_bytes(add_model())
+    with pytest.raises(ValueError, match="expects a decoder with an input 'input_ids'"):
+        tessera.generate(str(path), [1, 2])
+    with pytest.raises(ValueError, match="max_new_tokens must be >= 1"):
+        tessera.generate(str(path), [1], max_new_tokens=0)
