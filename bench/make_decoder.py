@@ -113,6 +113,25 @@ def build(cfg, seed):
                              ir_version=8, producer_name="tessera-bench-decoder")
 
 
+def step_feeds(cfg, step_tokens, total_tokens, cache=None):
+    """The feeds of one greedy step: `step_tokens` new ids, an all-ones mask
+    over `total_tokens`, and the pasts (`cache`: the previous step's present
+    arrays by layer and part, or None for the empty cache of a first step)."""
+    kv, head = cfg["kv_heads"], cfg["hidden"] // cfg["heads"]
+    feeds = {"input_ids": np.array([step_tokens], np.int64), "attention_mask": np.ones((1, total_tokens), np.int64)}
+    for i in range(cfg["layers"]):
+        for part in ("key", "value"):
+            name = f"past_key_values.{i}.{part}"
+            feeds[name] = cache[(i, part)] if cache else np.zeros((1, kv, 0, head), np.float32)
+    return feeds
+
+
+def presents(cfg, names, outputs):
+    """The present arrays of a run's outputs, by (layer, part)."""
+    return {(i, part): outputs[names.index(f"present.{i}.{part}")] for i in range(cfg["layers"])
+            for part in ("key", "value")}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")

@@ -68,13 +68,9 @@ def main():
         f.write(make_decoder.build(cfg, 7).SerializeToString())
     session = tessera.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
-    kv, head = cfg["kv_heads"], cfg["hidden"] // cfg["heads"]
     rng = np.random.default_rng(3)
     prompt = rng.integers(0, cfg["vocab"], (1, 5)).astype(np.int64)
-    feeds = {"input_ids": prompt, "attention_mask": np.ones((1, 5), np.int64)}
-    for i in range(cfg["layers"]):
-        for part in ("key", "value"):
-            feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, head), np.float32)
+    feeds = make_decoder.step_feeds(cfg, list(prompt[0]), 5)
     worst = 0.0
     for step in range(2):
         mine = session.run(None, feeds)
@@ -88,30 +84,21 @@ def main():
                 sys.exit(f"FAILED: step {step} {name}: max relative difference {err:.2e}")
         # Decode: the greedy next token, the presents as the next pasts.
         token = int(np.argmax(mine[0][0, -1]))
-        total = feeds["attention_mask"].shape[1] + 1
-        feeds = {"input_ids": np.array([[token]], np.int64), "attention_mask": np.ones((1, total), np.int64)}
-        for i in range(cfg["layers"]):
-            for part in ("key", "value"):
-                feeds[f"past_key_values.{i}.{part}"] = mine[names.index(f"present.{i}.{part}")]
+        feeds = make_decoder.step_feeds(cfg, [token], feeds["attention_mask"].shape[1] + 1,
+                                        make_decoder.presents(cfg, names, mine))
     print(f"decoder: prefill and one decode step agree with ORT 1.30 (worst relative difference {worst:.1e})")
 
     # Greedy decoding: ORT step by step against `tessera generate`.
     new_tokens = 6
     tokens = [int(t) for t in prompt[0]]
-    feeds = {"input_ids": prompt, "attention_mask": np.ones((1, len(tokens)), np.int64)}
-    for i in range(cfg["layers"]):
-        for part in ("key", "value"):
-            feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, head), np.float32)
+    feeds = make_decoder.step_feeds(cfg, tokens, len(tokens))
     expected = []
     for _ in range(new_tokens):
         outs = ort_run(model_path, feeds, work, node_path)
         token = int(np.argmax(outs[0][0, -1]))
         expected.append(token)
         tokens.append(token)
-        feeds = {"input_ids": np.array([[token]], np.int64), "attention_mask": np.ones((1, len(tokens)), np.int64)}
-        for i in range(cfg["layers"]):
-            for part in ("key", "value"):
-                feeds[f"past_key_values.{i}.{part}"] = outs[names.index(f"present.{i}.{part}")]
+        feeds = make_decoder.step_feeds(cfg, [token], len(tokens), make_decoder.presents(cfg, names, outs))
     r = subprocess.run([sys.argv[2], "generate", model_path, "--prompt-tokens", ",".join(str(int(t)) for t in prompt[0]),
                         "--max-new-tokens", str(new_tokens), "--providers", "cpu"], capture_output=True, text=True)
     if r.returncode != 0:

@@ -25,22 +25,15 @@ def decoder(tmp_path_factory):
 
 def manual_greedy(session, prompt, steps):
     cfg = make_decoder.PRESETS["tiny"]
-    kv, head = cfg["kv_heads"], cfg["hidden"] // cfg["heads"]
     names = [o.name for o in session.get_outputs()]
     tokens, out_tokens = list(prompt), []
-    feeds = {"input_ids": np.array([prompt], np.int64), "attention_mask": np.ones((1, len(prompt)), np.int64)}
-    for i in range(cfg["layers"]):
-        for part in ("key", "value"):
-            feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, head), np.float32)
+    feeds = make_decoder.step_feeds(cfg, prompt, len(prompt))
     for _ in range(steps):
         outs = session.run(None, feeds)
         token = int(np.argmax(outs[0][0, -1]))
         tokens.append(token)
         out_tokens.append(token)
-        feeds = {"input_ids": np.array([[token]], np.int64), "attention_mask": np.ones((1, len(tokens)), np.int64)}
-        for i in range(cfg["layers"]):
-            for part in ("key", "value"):
-                feeds[f"past_key_values.{i}.{part}"] = outs[names.index(f"present.{i}.{part}")]
+        feeds = make_decoder.step_feeds(cfg, [token], len(tokens), make_decoder.presents(cfg, names, outs))
     return out_tokens
 
 
