@@ -30,6 +30,7 @@ namespace {
 
 constexpr int64_t kPanel = 16;       // columns dequantized together for the GEMM path
 constexpr int64_t kGemvMaxRows = 4;  // up to this many rows of A take the packed pass
+constexpr int64_t kAhead = 4;        // rows the packed pass prefetches ahead
 
 class MatMulNBits final : public OpKernel {
  public:
@@ -217,8 +218,15 @@ class MatMulNBits final : public OpKernel {
         SlotBlockNBits(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_, bits,
                        slots.data() + (r * blocks_ + blk) * block_);
     ParallelFor(ctx.thread_pool(), n_, 8, [&](int64_t n0, int64_t n1) {
+      const int64_t row_bytes = blocks_ * blob_;
       for (int64_t n = n0; n < n1; ++n) {
-        const uint8_t* row = w.q + n * blocks_ * blob_;
+        const uint8_t* row = w.q + n * row_bytes;
+        // The weights stream from memory once: ask for the row kAhead ahead
+        // into all cache levels. The hardware prefetcher alone left the 0.5B
+        // decoder's step at 3.4 GB/s (10 tokens/s); with this, 20. A
+        // non-temporal hint got 15 and slowed weights that fit the L3.
+        if (n + kAhead < n1)
+          for (int64_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(row + kAhead * row_bytes + off, 0, 3);
         for (int64_t r = 0; r < m; ++r)
           y[r * n_ + n] = RowDotNBits(row, slots.data() + r * blocks_ * block_, blocks_, block_, bits,
                                       w.scale + n * blocks_, w.zero + n * blocks_);
