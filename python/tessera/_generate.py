@@ -37,7 +37,6 @@ def generate(session, prompt_tokens, max_new_tokens=16):
     for name in ("input_ids", "attention_mask"):
         if name not in inputs:
             raise ValueError(f"generate expects a decoder with an input '{name}' (ORT's LLM layout)")
-    outputs = [o.name for o in session.get_outputs()]
     pasts = [n for n in inputs if n.startswith("past_key_values.")]
     presents = ["present." + n[len("past_key_values."):] for n in pasts]
     cache = {}
@@ -64,5 +63,4 @@ def generate(session, prompt_tokens, max_new_tokens=16):
         tokens.append(token)
         new.append(token)
         step_input = [token]
-    del outputs
     return GenerationResult(new, len(prompt) / prefill, (max_new_tokens - 1) / decode if decode > 0 else 0.0)

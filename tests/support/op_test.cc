@@ -12,22 +12,6 @@
 namespace tessera::test {
 
 namespace {
-TypeInfo TypeOfValue(const Value& v) {
-  if (v.is_tensor()) {
-    std::vector<Dim> dims;
-    for (int64_t d : v.tensor().shape()) dims.push_back(Dim::Known(d));
-    return TypeInfo::Tensor(v.tensor().dtype(), dims);
-  }
-  TypeInfo t;
-  if (v.is_sequence()) {
-    t.kind = TypeInfo::Kind::kSequence;
-    t.inner = std::make_shared<TypeInfo>(v.sequence().elem_type);
-  } else if (v.is_none()) {
-    t.kind = TypeInfo::Kind::kOptional;
-    t.inner = std::make_shared<TypeInfo>(v.none().elem_type);
-  }
-  return t;
-}
 // The newest opset of `domain` that a CPU kernel row of `op` covers, capped
 // at the newest opset Tessera knows (open-ended rows reach past it).
 int64_t NewestImplementedOpset(const std::string& domain, const std::string& op) {

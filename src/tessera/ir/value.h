@@ -60,4 +60,10 @@ class Value {
       v_;
 };
 
+// The static type of a runtime value: a tensor's exact shape; a sequence's
+// element type from its first item (shape left open, items may differ) or
+// its declared element type when empty; a map's key and value types; an
+// empty optional's element type.
+TypeInfo TypeOfValue(const Value& v);
+
 }  // namespace tessera

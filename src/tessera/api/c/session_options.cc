@@ -92,13 +92,13 @@ OrtStatus* DisableProfiling(OrtSessionOptions* options) noexcept {
 OrtStatus* EnableMemPattern(OrtSessionOptions* options) noexcept {
   return WithOptions(options, "EnableMemPattern", [](OrtSessionOptions& o) {
     o.mem_pattern = true;
-    o.options.enable_memory_arena = o.cpu_arena;
+    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
   });
 }
 OrtStatus* DisableMemPattern(OrtSessionOptions* options) noexcept {
   return WithOptions(options, "DisableMemPattern", [](OrtSessionOptions& o) {
     o.mem_pattern = false;
-    o.options.enable_memory_arena = false;
+    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
   });
 }
 OrtStatus* GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept {
@@ -107,13 +107,13 @@ OrtStatus* GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noex
 OrtStatus* EnableCpuMemArena(OrtSessionOptions* options) noexcept {
   return WithOptions(options, "EnableCpuMemArena", [](OrtSessionOptions& o) {
     o.cpu_arena = true;
-    o.options.enable_memory_arena = o.mem_pattern;
+    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
   });
 }
 OrtStatus* DisableCpuMemArena(OrtSessionOptions* options) noexcept {
   return WithOptions(options, "DisableCpuMemArena", [](OrtSessionOptions& o) {
     o.cpu_arena = false;
-    o.options.enable_memory_arena = false;
+    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
   });
 }
 

@@ -136,9 +136,20 @@ class GroupQueryAttention final : public OpKernel {
     const T* vp = packed ? qp + (heads_ + kv_heads_) * D : v->data<T>();
 
     Tensor& out = ctx.allocate_output(0, q.dtype(), {B, S, heads_ * D});
-    // present: past's rows, then this step's keys and values at their positions.
-    std::vector<C> pres_k(static_cast<size_t>(B * kv_heads_ * present_len * D), 0.f);
-    std::vector<C> pres_v(pres_k.size(), 0.f);
+    // present: past's rows, then this step's keys and values at their
+    // positions. A float cache is built in the output itself when it is
+    // requested (one pass over the cache a step, not a second copy out).
+    const Shape present_shape = {B, kv_heads_, present_len, D};
+    std::vector<C> local_k, local_v;
+    auto cache_at = [&](size_t o, std::vector<C>& local) -> C* {
+      if constexpr (std::is_same_v<T, float>)
+        if (ctx.num_outputs() > o && ctx.output_requested(o))
+          return ctx.allocate_output(o, q.dtype(), present_shape).template data<float>();
+      local.resize(static_cast<size_t>(B * kv_heads_ * present_len * D));
+      return local.data();
+    };
+    C* pres_k = cache_at(1, local_k);
+    C* pres_v = cache_at(2, local_v);
     auto rotate = [&](C* x, int64_t position) {
       if (!rotary_) return;
       if (position < 0 || position >= cosc->dim(0))
@@ -157,8 +168,11 @@ class GroupQueryAttention final : public OpKernel {
     };
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < kv_heads_; ++h) {
-        C* dk = pres_k.data() + (b * kv_heads_ + h) * present_len * D;
-        C* dv = pres_v.data() + (b * kv_heads_ + h) * present_len * D;
+        C* dk = pres_k + (b * kv_heads_ + h) * present_len * D;
+        C* dv = pres_v + (b * kv_heads_ + h) * present_len * D;
+        // Rows past the past's: zero until this step's tokens land.
+        std::fill(dk + P * D, dk + present_len * D, C(0));
+        std::fill(dv + P * D, dv + present_len * D, C(0));
         if (pk) {
           const T* sk = pk->data<T>() + (b * kv_heads_ + h) * P * D;
           const T* sv = pv->data<T>() + (b * kv_heads_ + h) * P * D;
@@ -189,8 +203,8 @@ class GroupQueryAttention final : public OpKernel {
       std::vector<C> qrow(static_cast<size_t>(D)), score(static_cast<size_t>(present_len)), acc(static_cast<size_t>(D));
       for (int64_t bh = lo; bh < hi; ++bh) {
         const int64_t b = bh / heads_, h = bh % heads_, kvh = h / group;
-        const C* ck = pres_k.data() + (b * kv_heads_ + kvh) * present_len * D;
-        const C* cv = pres_v.data() + (b * kv_heads_ + kvh) * present_len * D;
+        const C* ck = pres_k + (b * kv_heads_ + kvh) * present_len * D;
+        const C* cv = pres_v + (b * kv_heads_ + kvh) * present_len * D;
         const int64_t start = past_len[static_cast<size_t>(b)];
         for (int64_t i = 0; i < S; ++i) {
           T* orow = op + (b * S + i) * heads_ * D + h * D;
@@ -232,12 +246,13 @@ class GroupQueryAttention final : public OpKernel {
         }
       }
     });
-    for (size_t o : {size_t{1}, size_t{2}}) {
-      if (ctx.num_outputs() <= o || !ctx.output_requested(o)) continue;
-      Tensor& t = ctx.allocate_output(o, q.dtype(), {B, kv_heads_, present_len, D});
-      const std::vector<C>& src = o == 1 ? pres_k : pres_v;
-      T* dst = t.data<T>();
-      for (size_t i = 0; i < src.size(); ++i) dst[i] = StoreAs<T>(src[i]);
+    if constexpr (!std::is_same_v<T, float>) {  // 16-bit caches: rounded once, into the outputs
+      for (size_t o : {size_t{1}, size_t{2}}) {
+        if (ctx.num_outputs() <= o || !ctx.output_requested(o)) continue;
+        const std::vector<C>& src = o == 1 ? local_k : local_v;
+        T* dst = ctx.allocate_output(o, q.dtype(), present_shape).template data<T>();
+        for (size_t i = 0; i < src.size(); ++i) dst[i] = StoreAs<T>(src[i]);
+      }
     }
   }
 

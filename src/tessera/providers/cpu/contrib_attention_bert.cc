@@ -167,10 +167,20 @@ class MsAttention final : public OpKernel {
       for (int64_t r = 0; r < B * S; ++r)
         for (int64_t c = 0; c < width; ++c) qkv[static_cast<size_t>(r * width + c)] += bias->data<float>()[c];
 
-    // present: (2, B, N, T, Dh), past rows then this step's.
-    std::vector<float> kv(static_cast<size_t>(2 * B * heads_ * T * std::max(dh, dv)));
-    auto k_at = [&](int64_t b, int64_t n) { return kv.data() + ((0 * B + b) * heads_ + n) * T * dh; };
-    auto v_at = [&](int64_t b, int64_t n) { return kv.data() + B * heads_ * T * dh + (b * heads_ + n) * T * dv; };
+    // present: (2, B, N, T, Dh), past rows then this step's; built in the
+    // output itself when it is requested.
+    const bool want_present = ctx.num_outputs() > 1 && ctx.output_requested(1);
+    if (want_present && dh != dv) ctx.Fail("present needs equal K and V head sizes");
+    std::vector<float> local;
+    float* kv = nullptr;
+    if (want_present) {
+      kv = ctx.allocate_output(1, DataType::kFloat, {2, B, heads_, T, dh}).data<float>();
+    } else {
+      local.resize(static_cast<size_t>(B * heads_ * T * (dh + dv)));
+      kv = local.data();
+    }
+    auto k_at = [&](int64_t b, int64_t n) { return kv + (b * heads_ + n) * T * dh; };
+    auto v_at = [&](int64_t b, int64_t n) { return kv + B * heads_ * T * dh + (b * heads_ + n) * T * dv; };
     for (int64_t b = 0; b < B; ++b)
       for (int64_t n = 0; n < heads_; ++n) {
         float* kd = k_at(b, n);
@@ -193,11 +203,6 @@ class MsAttention final : public OpKernel {
     const HeadGeometry g{B, heads_, S, T, P, dh, dv};
     AttendHeads(ctx, g, [&](int64_t b, int64_t n) { return qkv.data() + b * S * width + n * dh; }, width, k_at, v_at,
                 keep, ab, unidirectional_, scale, filter_, out.data<float>(), hv);
-    if (ctx.num_outputs() > 1 && ctx.output_requested(1)) {
-      if (dh != dv) ctx.Fail("present needs equal K and V head sizes");
-      Tensor& pres = ctx.allocate_output(1, DataType::kFloat, {2, B, heads_, T, dh});
-      std::copy_n(kv.data(), 2 * B * heads_ * T * dh, pres.data<float>());
-    }
   }
 
  private:

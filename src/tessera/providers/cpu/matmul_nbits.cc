@@ -96,12 +96,15 @@ class MatMulNBits final : public OpKernel {
     Tensor& y = ctx.allocate_output(0, a.dtype(), ys);
     const int64_t m = k_ > 0 ? a.numel() / k_ : 0;
     if (m == 0) return;
-    std::vector<float> af = ToFloats(a);
+    // Float A is read where it is; 16-bit A is widened once.
+    std::vector<float> widened;
+    if (a.dtype() != DataType::kFloat) widened = ToFloats(a);
+    const float* af = a.dtype() == DataType::kFloat ? a.data<float>() : widened.data();
     std::vector<float> yf(a.dtype() == DataType::kFloat ? 0 : static_cast<size_t>(m * n_));
     float* out = a.dtype() == DataType::kFloat ? y.data<float>() : yf.data();
     const Weights w{b.data<uint8_t>(), scale.data(), zero.data(), group.empty() ? nullptr : group.data()};
-    if (m <= kGemvMaxRows && group.empty()) PackedPass(af.data(), m, w, out, ctx);
-    else PanelGemm(af.data(), m, w, out, ctx);
+    if (m <= kGemvMaxRows && group.empty()) PackedPass(af, m, w, out, ctx);
+    else PanelGemm(af, m, w, out, ctx);
     if (!bias.empty())
       for (int64_t r = 0; r < m; ++r)
         for (int64_t j = 0; j < n_; ++j) out[r * n_ + j] += bias[static_cast<size_t>(j)];
