@@ -1,7 +1,9 @@
-// RowDotNBits and SlotBlockNBits (simd_nbits.h) against the definition on
-// every SIMD target, and MatMulNBits's checks of its inputs.
+// The kernels of simd_nbits.h against the definition on every SIMD target,
+// MatMulNBits's decode and prefill passes against a float64 product, and
+// its checks of its inputs.
 #include "tessera/providers/cpu/simd_nbits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -44,6 +46,136 @@ TEST(SimdNBits, RowDotMatchesTheDequantizedSum) {
           const float got = RowDotNBits(packed.data(), slots.data(), blocks, block, bits, scale.data(), zero.data());
           EXPECT_NEAR(got, want, 1e-4 * (1 + std::fabs(want))) << bits << " bits, block " << block << " x " << blocks;
         }
+  });
+}
+
+// The packed value `i` of a row of blocks (bits a value, least significant
+// first), as the definition reads it.
+int PackedValue(const std::vector<uint8_t>& packed, int64_t row_bytes, int64_t row, int64_t block, int bits,
+                int64_t k) {
+  const int64_t bytes = block * bits / 8, bit = (k % block) * bits;
+  return (packed[static_cast<size_t>(row * row_bytes + (k / block) * bytes + bit / 8)] >> (bit % 8)) &
+         ((1 << bits) - 1);
+}
+
+// DequantSlotsNBits writes (q - z) s in A's slot order, and DotTileF32 +
+// DotTileSum take every tile size up to the target's largest.
+TEST(SimdNBits, DequantizedSlotsMeetSlottedRowsInTiles) {
+  test::OnEverySimdTarget([] {
+    const DotTile tile = DotTileInUse();
+    for (int bits : {2, 4, 8})
+      for (int64_t block : {16, 32, 256}) {
+        const int64_t blocks = 3, k = blocks * block, bytes = block * bits / 8, row_bytes = blocks * bytes;
+        const int64_t n = tile.cols, m = tile.rows;
+        std::vector<uint8_t> packed(static_cast<size_t>(n * row_bytes));
+        for (size_t i = 0; i < packed.size(); ++i) packed[i] = static_cast<uint8_t>(i * 151 + 17);
+        std::vector<float> scale(static_cast<size_t>(n * blocks)), zero(scale.size()), w(static_cast<size_t>(n * k));
+        for (size_t i = 0; i < scale.size(); ++i) {
+          scale[i] = 0.02f * static_cast<float>(i % 5 + 1);
+          zero[i] = static_cast<float>((i * 5) % (1u << bits));
+        }
+        std::vector<float> a(static_cast<size_t>(m * k)), slots(a.size());
+        for (size_t i = 0; i < a.size(); ++i) a[i] = std::cos(0.17f * static_cast<float>(i));
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t b = 0; b < blocks; ++b)
+            SlotBlockNBits(a.data() + r * k + b * block, block, block, bits, slots.data() + r * k + b * block);
+        // Blocks 1 and 2 of each row, dequantized as one chunk.
+        for (int64_t c = 0; c < n; ++c) {
+          DequantSlotsNBits(packed.data() + c * row_bytes, 1, 2, block, bits, scale.data() + c * blocks,
+                            zero.data() + c * blocks, w.data() + c * k);
+          std::vector<float> want_slots(static_cast<size_t>(block)), deq(static_cast<size_t>(block));
+          for (int64_t b = 1; b < blocks; ++b) {
+            for (int64_t j = 0; j < block; ++j) {
+              const size_t sb = static_cast<size_t>(c * blocks + b);
+              deq[static_cast<size_t>(j)] =
+                  (static_cast<float>(PackedValue(packed, row_bytes, c, block, bits, b * block + j)) - zero[sb]) *
+                  scale[sb];
+            }
+            SlotBlockNBits(deq.data(), block, block, bits, want_slots.data());
+            for (int64_t j = 0; j < block; ++j)
+              ASSERT_NEAR(w[static_cast<size_t>(c * k + (b - 1) * block + j)], want_slots[static_cast<size_t>(j)],
+                          1e-6f * (1.f + std::fabs(want_slots[static_cast<size_t>(j)])))  // q s - z s rounds twice
+                  << bits << " bits, block " << block << ", column " << c << ", value " << (b * block + j);
+          }
+        }
+        for (int64_t rows = 1; rows <= m; ++rows)
+          for (int64_t cols = 1; cols <= n; ++cols) {
+            std::vector<float> partial(static_cast<size_t>(rows * cols * tile.lanes), 0.f);
+            std::vector<float> y(static_cast<size_t>(rows * cols), -1.f);
+            // Two calls over halves of the chunk: the partial sums carry over.
+            const int64_t len = 2 * block, half = block;
+            DotTileF32(slots.data() + block, k, rows, w.data(), k, cols, half, partial.data());
+            DotTileF32(slots.data() + 2 * block, k, rows, w.data() + half, k, cols, half, partial.data());
+            DotTileSum(partial.data(), rows, cols, y.data(), cols);
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t c = 0; c < cols; ++c) {
+                double want = 0;
+                for (int64_t j = 0; j < len; ++j)
+                  want += static_cast<double>(slots[static_cast<size_t>(r * k + block + j)]) *
+                          w[static_cast<size_t>(c * k + j)];
+                EXPECT_NEAR(y[static_cast<size_t>(r * cols + c)], want, 1e-4 * (1 + std::fabs(want)))
+                    << bits << " bits, block " << block << ", tile " << rows << "x" << cols;
+              }
+          }
+      }
+  });
+}
+
+// The prefill pass (more rows than the decode pass takes) on shapes around
+// its tile and chunk edges: M not a multiple of the tile's rows, N of its
+// columns, K crossing a chunk and ending in a partial block; every bit
+// width, packed and float zero points, a bias, and 2 threads.
+TEST(MatMulNBits, PrefillMatchesTheDequantizedProduct) {
+  test::OnEverySimdTarget([] {
+    struct Case {
+      int64_t m, n, k, block;
+      int bits;
+      bool float_zero;
+    };
+    for (const Case& cs : {Case{5, 7, 40, 16, 4, false}, Case{13, 11, 600, 32, 4, false}, Case{9, 5, 1100, 256, 4, true},
+                           Case{7, 9, 96, 32, 8, false}, Case{6, 4, 80, 16, 2, true}, Case{31, 26, 130, 64, 4, false}}) {
+      const int64_t blocks = (cs.k + cs.block - 1) / cs.block, bytes = cs.block * cs.bits / 8;
+      std::vector<uint8_t> q(static_cast<size_t>(cs.n * blocks * bytes));
+      for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<uint8_t>(i * 73 + 11);
+      std::vector<float> a(static_cast<size_t>(cs.m * cs.k)), scale(static_cast<size_t>(cs.n * blocks)),
+          zero(scale.size()), bias(static_cast<size_t>(cs.n));
+      for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
+      for (size_t i = 0; i < scale.size(); ++i) {
+        scale[i] = 0.01f * static_cast<float>(i % 7 + 1);
+        zero[i] = static_cast<float>((i * 3) % (1u << cs.bits));
+      }
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.5f - 0.1f * static_cast<float>(i);
+      const int64_t zrow = (blocks * cs.bits + 7) / 8;
+      std::vector<uint8_t> zpacked(static_cast<size_t>(cs.n * zrow), 0);
+      for (int64_t c = 0; c < cs.n; ++c)
+        for (int64_t b = 0; b < blocks; ++b) {
+          const int64_t bit = b * cs.bits;
+          zpacked[static_cast<size_t>(c * zrow + bit / 8)] |=
+              static_cast<uint8_t>(static_cast<int>(zero[static_cast<size_t>(c * blocks + b)]) << (bit % 8));
+        }
+      std::vector<float> want(static_cast<size_t>(cs.m * cs.n));
+      for (int64_t r = 0; r < cs.m; ++r)
+        for (int64_t c = 0; c < cs.n; ++c) {
+          double sum = bias[static_cast<size_t>(c)];
+          for (int64_t j = 0; j < cs.k; ++j) {
+            const size_t sb = static_cast<size_t>(c * blocks + j / cs.block);
+            sum += (PackedValue(q, blocks * bytes, c, cs.block, cs.bits, j) - zero[sb]) *
+                   static_cast<double>(scale[sb]) * a[static_cast<size_t>(r * cs.k + j)];
+          }
+          want[static_cast<size_t>(r * cs.n + c)] = static_cast<float>(sum);
+        }
+      for (int threads : {1, 2}) {
+        test::OpTest t("MatMulNBits", 1, "com.microsoft");
+        t.Attr("K", cs.k).Attr("N", cs.n).Attr("bits", int64_t{cs.bits}).Attr("block_size", cs.block);
+        t.Input("A", test::T_<float>(a, {cs.m, cs.k}));
+        t.ConstantInput("B", test::T_<uint8_t>(q, {cs.n, blocks, bytes}));
+        t.ConstantInput("scales", test::T_<float>(scale, {cs.n, blocks}));
+        if (cs.float_zero) t.ConstantInput("zero_points", test::T_<float>(zero, {cs.n, blocks}));
+        else t.ConstantInput("zero_points", test::T_<uint8_t>(zpacked, {cs.n, zrow}));
+        t.OmittedInput().ConstantInput("bias", test::T_<float>(bias, {cs.n}));
+        t.Output("Y", test::T_<float>(want, {cs.m, cs.n})).Tolerance(1e-4, 1e-4).Threads(threads).Run();
+      }
+    }
   });
 }
 

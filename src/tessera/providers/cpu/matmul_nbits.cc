@@ -13,8 +13,9 @@
 // pass over the packed bytes: per block, s * sum (q - zp) a, in SIMD lanes
 // (simd_nbits.h). (Folding the zero point into s * (sum q a - zp * sum a)
 // saves one subtraction a value but cancels: 2-bit results lost three
-// digits.) Larger M dequantizes a panel of columns at a time into a
-// per-thread buffer and multiplies it with the GEMM.
+// digits.) Larger M dequantizes a few weight rows at a time into L1 and
+// takes every row of A's inner products with them; with g_idx, a panel of
+// columns is dequantized into a per-thread buffer for the GEMM.
 // accuracy_level only sets a floor; A stays float here, which meets all.
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,7 @@ namespace {
 constexpr int64_t kPanel = 16;       // columns dequantized together for the GEMM path
 constexpr int64_t kGemvMaxRows = 4;  // up to this many rows of A take the packed pass
 constexpr int64_t kAhead = 4;        // rows the packed pass prefetches ahead
+constexpr int64_t kTiledK = 512;     // K values the tiled pass dequantizes at a time
 
 class MatMulNBits final : public OpKernel {
  public:
@@ -103,8 +105,9 @@ class MatMulNBits final : public OpKernel {
     std::vector<float> yf(a.dtype() == DataType::kFloat ? 0 : static_cast<size_t>(m * n_));
     float* out = a.dtype() == DataType::kFloat ? y.data<float>() : yf.data();
     const Weights w{b.data<uint8_t>(), scale.data(), zero.data(), group.empty() ? nullptr : group.data()};
-    if (m <= kGemvMaxRows && group.empty()) PackedPass(af, m, w, out, ctx);
-    else PanelGemm(af, m, w, out, ctx);
+    if (!group.empty()) PanelGemm(af, m, w, out, ctx);
+    else if (m <= kGemvMaxRows) PackedPass(af, m, w, out, ctx);
+    else TiledPass(af, m, w, out, ctx);
     if (!bias.empty())
       for (int64_t r = 0; r < m; ++r)
         for (int64_t j = 0; j < n_; ++j) out[r * n_ + j] += bias[static_cast<size_t>(j)];
@@ -213,13 +216,20 @@ class MatMulNBits final : public OpKernel {
 
   // Few rows: y[r, n] = sum over blocks of s * sum (q - zp) a, A's blocks
   // laid out by slot once (simd_nbits.h) so each packed byte is read once.
-  void PackedPass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
-    const int bits = static_cast<int>(bits_);
+  // The m rows of A, block by block in slot order (SlotBlockNBits), each
+  // row blocks_ * block_ floats (the last block zero-padded).
+  std::vector<float> SlotRows(const float* a, int64_t m) const {
     std::vector<float> slots(static_cast<size_t>(m * blocks_ * block_));
     for (int64_t r = 0; r < m; ++r)
       for (int64_t blk = 0; blk < blocks_; ++blk)
-        SlotBlockNBits(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_, bits,
-                       slots.data() + (r * blocks_ + blk) * block_);
+        SlotBlockNBits(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_,
+                       static_cast<int>(bits_), slots.data() + (r * blocks_ + blk) * block_);
+    return slots;
+  }
+
+  void PackedPass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+    const int bits = static_cast<int>(bits_);
+    const std::vector<float> slots = SlotRows(a, m);
     ParallelFor(ctx.thread_pool(), n_, 8, [&](int64_t n0, int64_t n1) {
       const int64_t row_bytes = blocks_ * blob_;
       for (int64_t n = n0; n < n1; ++n) {
@@ -237,7 +247,51 @@ class MatMulNBits final : public OpKernel {
     });
   }
 
-  // Many rows: panels of kPanel columns, dequantized per thread, then A x panel^T.
+  // More rows (a prefill): a few weight rows at a time are dequantized into
+  // slot order, kTiledK values deep so they and the rows of A they meet stay
+  // in L1, and every row of A takes its inner products with them
+  // (DotTileF32). Each weight is dequantized once per run; the GEMM path
+  // below copied A and the dequantized panel again for every 16 columns.
+  void TiledPass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+    const std::vector<float> slots = SlotRows(a, m);
+    const int64_t row_k = blocks_ * block_;
+    const DotTile tile = DotTileInUse();
+    const int64_t depth_blocks = std::max<int64_t>(1, kTiledK / block_), depth = depth_blocks * block_;
+    const int64_t groups = (n_ + tile.cols - 1) / tile.cols;
+    ParallelFor(ctx.thread_pool(), groups, 4, [&](int64_t g0, int64_t g1) {
+      std::vector<float> wbuf(static_cast<size_t>(tile.cols * depth));
+      std::vector<float> partial(static_cast<size_t>(m * tile.cols * tile.lanes));
+      for (int64_t g = g0; g < g1; ++g) {
+        const int64_t n0 = g * tile.cols, cols = std::min(tile.cols, n_ - n0);
+        std::fill(partial.begin(), partial.end(), 0.0f);
+        for (int64_t b0 = 0; b0 < blocks_; b0 += depth_blocks) {
+          const int64_t nb = std::min(depth_blocks, blocks_ - b0);
+          // Each weight row is read a chunk at a time, four rows in turn,
+          // which the hardware prefetcher does not follow: the loads of
+          // the packed bytes stalled for 70% of the dequantization. Ask
+          // for the next group's chunk while this one computes.
+          if (g + 1 < g1)
+            for (int64_t c = 0; c < tile.cols && n0 + tile.cols + c < n_; ++c) {
+              const int64_t next = n0 + tile.cols + c;
+              const uint8_t* q = w.q + next * blocks_ * blob_ + b0 * blob_;
+              for (int64_t off = 0; off < nb * blob_; off += 64) __builtin_prefetch(q + off, 0, 3);
+              __builtin_prefetch(w.scale + next * blocks_ + b0, 0, 3);
+              __builtin_prefetch(w.zero + next * blocks_ + b0, 0, 3);
+            }
+          for (int64_t c = 0; c < cols; ++c)
+            DequantSlotsNBits(w.q + (n0 + c) * blocks_ * blob_, b0, nb, block_, static_cast<int>(bits_),
+                              w.scale + (n0 + c) * blocks_, w.zero + (n0 + c) * blocks_, wbuf.data() + c * depth);
+          for (int64_t r0 = 0; r0 < m; r0 += tile.rows)
+            DotTileF32(slots.data() + r0 * row_k + b0 * block_, row_k, std::min(tile.rows, m - r0), wbuf.data(), depth,
+                       cols, nb * block_, partial.data() + r0 * cols * tile.lanes);
+        }
+        for (int64_t r0 = 0; r0 < m; r0 += tile.rows)
+          DotTileSum(partial.data() + r0 * cols * tile.lanes, std::min(tile.rows, m - r0), cols, y + r0 * n_ + n0, n_);
+      }
+    });
+  }
+
+  // With g_idx: panels of kPanel columns, dequantized per thread, then A x panel^T.
   void PanelGemm(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
     const int64_t panels = (n_ + kPanel - 1) / kPanel;
     ParallelFor(ctx.thread_pool(), panels, 1, [&](int64_t p0, int64_t p1) {

@@ -1,6 +1,9 @@
 // Kernels of simd_nbits.h, compiled once per x86 target by Highway.
 #include "tessera/providers/cpu/simd_nbits.h"
 
+#include <array>
+#include <utility>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_nbits.cc"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
@@ -68,6 +71,110 @@ float RowDot(const uint8_t* packed, const float* a_slots, int64_t blocks, int64_
   return RowDotBits<2>(packed, a_slots, blocks, block, scale, zero);
 }
 
+template <int kBits, class D>
+void DequantSlotsT(D d, const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, const float* scale,
+                   const float* zero, float* w) {
+  constexpr int kPer = 8 / kBits;
+  const hn::Rebind<uint8_t, D> du8;
+  const hn::Rebind<int32_t, D> di32;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t bytes = block * kBits / 8;
+  const auto mask = hn::Set(du8, static_cast<uint8_t>((1 << kBits) - 1));
+  for (int64_t b = b0; b < b0 + nb; ++b) {
+    const uint8_t* q = packed_row + b * bytes;
+    float* out = w + (b - b0) * block;
+    const auto vs = hn::Set(d, scale[b]);
+    const auto vzs = hn::Set(d, -zero[b] * scale[b]);
+    for (int64_t j = 0; j < bytes; j += lanes) {
+      const auto raw = hn::LoadU(du8, q + j);
+      for (int s = 0; s < kPer; ++s) {
+        const auto v = kBits == 8 ? raw : hn::And(hn::ShiftRightSame(raw, s * kBits), mask);
+        hn::StoreU(hn::MulAdd(hn::ConvertTo(d, hn::PromoteTo(di32, v)), vs, vzs), d, out + s * bytes + j);
+      }
+    }
+  }
+}
+
+template <int kBits>
+void DequantSlotsBits(const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, const float* scale,
+                      const float* zero, float* w) {
+  const int64_t bytes = block * kBits / 8;
+  const hn::ScalableTag<float> d;
+  if (bytes >= static_cast<int64_t>(hn::Lanes(d)))
+    DequantSlotsT<kBits>(d, packed_row, b0, nb, block, scale, zero, w);
+  else if (bytes >= 8)
+    DequantSlotsT<kBits>(hn::CappedTag<float, 8>(), packed_row, b0, nb, block, scale, zero, w);
+  else
+    DequantSlotsT<kBits>(hn::CappedTag<float, 4>(), packed_row, b0, nb, block, scale, zero, w);
+}
+
+void DequantSlots(const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, int bits, const float* scale,
+                  const float* zero, float* w) {
+  if (bits == 4) DequantSlotsBits<4>(packed_row, b0, nb, block, scale, zero, w);
+  else if (bits == 8) DequantSlotsBits<8>(packed_row, b0, nb, block, scale, zero, w);
+  else DequantSlotsBits<2>(packed_row, b0, nb, block, scale, zero, w);
+}
+
+// A tile of kRows x kCols inner products: each step loads kCols weight
+// vectors and kRows vectors of A, then kRows * kCols FMAs, one accumulator a
+// pair. The accumulators go back to `partial` as vectors: summing their
+// lanes after every K chunk cost a fifth of the FMAs' time. Sizes fill the
+// register file: AVX-512 holds 6 x 4 accumulators and the 4 + 1 loaded
+// vectors in its 32, AVX2 and SSE4 4 x 3 and 3 + 1 in their 16.
+#if HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM
+constexpr int64_t kTileRows = 6, kTileCols = 4;
+#else
+constexpr int64_t kTileRows = 4, kTileCols = 3;
+#endif
+
+template <int64_t kRows, int64_t kCols>
+HWY_NOINLINE void TileT(const float* HWY_RESTRICT a, int64_t lda, const float* HWY_RESTRICT w, int64_t ldw,
+                        int64_t len, float* HWY_RESTRICT partial) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<decltype(d)> acc[kRows][kCols];
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t c = 0; c < kCols; ++c) acc[r][c] = hn::LoadU(d, partial + (r * kCols + c) * lanes);
+  for (int64_t k = 0; k < len; k += lanes) {
+    hn::Vec<decltype(d)> wv[kCols];
+    for (int64_t c = 0; c < kCols; ++c) wv[c] = hn::LoadU(d, w + c * ldw + k);
+    for (int64_t r = 0; r < kRows; ++r) {
+      const auto av = hn::LoadU(d, a + r * lda + k);
+      for (int64_t c = 0; c < kCols; ++c) acc[r][c] = hn::MulAdd(av, wv[c], acc[r][c]);
+    }
+  }
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t c = 0; c < kCols; ++c) hn::StoreU(acc[r][c], d, partial + (r * kCols + c) * lanes);
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*);
+
+template <size_t... kIs>
+constexpr std::array<TileFn, sizeof...(kIs)> TileTable(std::index_sequence<kIs...>) {
+  return {&TileT<static_cast<int64_t>(kIs) / kTileCols + 1, static_cast<int64_t>(kIs) % kTileCols + 1>...};
+}
+
+void Tile(const float* a, int64_t lda, int64_t rows, const float* w, int64_t ldw, int64_t cols, int64_t len,
+          float* partial) {
+  static constexpr std::array<TileFn, kTileRows * kTileCols> kBySize =
+      TileTable(std::make_index_sequence<kTileRows * kTileCols>());
+  kBySize[static_cast<size_t>((rows - 1) * kTileCols + cols - 1)](a, lda, w, ldw, len, partial);
+}
+
+void TileSum(const float* partial, int64_t rows, int64_t cols, float* y, int64_t ldy) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      y[r * ldy + c] = hn::GetLane(hn::SumOfLanes(d, hn::LoadU(d, partial + (r * cols + c) * lanes)));
+}
+
+void TileSize(int64_t* out) {
+  out[0] = kTileRows;
+  out[1] = kTileCols;
+  out[2] = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu::nbits_detail
 HWY_AFTER_NAMESPACE();
@@ -76,6 +183,10 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace nbits_detail {
 HWY_EXPORT(RowDot);
+HWY_EXPORT(DequantSlots);
+HWY_EXPORT(Tile);
+HWY_EXPORT(TileSize);
+HWY_EXPORT(TileSum);
 }  // namespace nbits_detail
 
 void SlotBlockNBits(const float* a, int64_t valid, int64_t block, int bits, float* a_slots) {
@@ -91,6 +202,27 @@ void SlotBlockNBits(const float* a, int64_t valid, int64_t block, int bits, floa
 float RowDotNBits(const uint8_t* packed, const float* a_slots, int64_t blocks, int64_t block, int bits,
                   const float* scale, const float* zero) {
   return HWY_DYNAMIC_DISPATCH(nbits_detail::RowDot)(packed, a_slots, blocks, block, bits, scale, zero);
+}
+
+void DequantSlotsNBits(const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, int bits,
+                       const float* scale, const float* zero, float* w) {
+  HWY_DYNAMIC_DISPATCH(nbits_detail::DequantSlots)(packed_row, b0, nb, block, bits, scale, zero, w);
+}
+
+DotTile DotTileInUse() {
+  int64_t v[3];
+  HWY_DYNAMIC_DISPATCH(nbits_detail::TileSize)(v);
+  return {v[0], v[1], v[2]};
+}
+
+void DotTileF32(const float* a, int64_t lda, int64_t rows, const float* w, int64_t ldw, int64_t cols, int64_t len,
+                float* partial) {
+  if (rows <= 0 || cols <= 0) return;
+  HWY_DYNAMIC_DISPATCH(nbits_detail::Tile)(a, lda, rows, w, ldw, cols, len, partial);
+}
+
+void DotTileSum(const float* partial, int64_t rows, int64_t cols, float* y, int64_t ldy) {
+  HWY_DYNAMIC_DISPATCH(nbits_detail::TileSum)(partial, rows, cols, y, ldy);
 }
 
 }  // namespace tessera::cpu
