@@ -62,3 +62,10 @@ def test_generate_rejects_what_is_not_a_decoder(tmp_path):
         tessera.generate(str(path), [1, 2])
     with pytest.raises(ValueError, match="max_new_tokens must be >= 1"):
         tessera.generate(str(path), [1], max_new_tokens=0)
+
+
+def test_gqa_caches_share_one_buffer(decoder):
+    session = tessera.InferenceSession(decoder, providers=["CPUExecutionProvider"])
+    slots = session._sess.kv_cache_slots()
+    assert slots and all(shares for _, _, shares in slots)
+    assert [p for p, _, _ in slots] == [i.name for i in session.get_inputs() if i.name.startswith("past_key_values.")]

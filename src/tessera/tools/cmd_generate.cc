@@ -1,16 +1,22 @@
 // `tessera generate`: greedy decoding with a decoder in the layout ONNX
 // Runtime's LLM builder writes (bench/make_decoder.py makes one):
 // input_ids, attention_mask and past_key_values.{i}.key/.value in;
-// logits and present.{i}.key/.value out. The presents of one step are the
-// next step's pasts: the values move from the outputs to the feeds, so the
-// loop itself copies no cache.
+// logits and present.{i}.key/.value out. Where the model's attention can
+// keep its cache in one buffer (runtime/kv_cache.h), each cache is
+// allocated once for the prompt and every new token, fed as the past and
+// bound as the present, so no step copies a row it did not write. Other
+// caches grow: the presents of one step move, without a copy, to the next
+// step's pasts.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "tessera/api/providers.h"
+#include "tessera/ops/bound_outputs.h"
+#include "tessera/runtime/kv_cache.h"
 #include "tessera/tools/cli.h"
 
 namespace tessera::cli {
@@ -32,26 +38,6 @@ std::vector<int64_t> ParseTokens(const std::string& text) {
   }
   if (tokens.empty()) TS_THROW(kInvalidArgument, "--prompt-tokens is empty");
   return tokens;
-}
-
-// The decoder's cache inputs, in input order: (input name, output name).
-struct CacheSlot {
-  std::string past, present;
-  TypeInfo type;
-};
-
-std::vector<CacheSlot> CacheSlots(const Session& s) {
-  std::vector<CacheSlot> slots;
-  for (const auto& in : s.inputs()) {
-    const std::string prefix = "past_key_values.";
-    if (in.name.rfind(prefix, 0) != 0) continue;
-    std::string present = "present." + in.name.substr(prefix.size());
-    bool found = false;
-    for (const auto& out : s.outputs()) found |= out.name == present;
-    if (!found) TS_THROW(kInvalidModel, "cache input '", in.name, "' has no output '", present, "'");
-    slots.push_back({in.name, present, in.type});
-  }
-  return slots;
 }
 
 Tensor TokenTensor(const std::vector<int64_t>& tokens) {
@@ -76,17 +62,24 @@ int GenerateCommand(int argc, char** argv) {
     for (const auto& in : session->inputs()) found |= in.name == name;
     if (!found) TS_THROW(kInvalidModel, "generate expects a decoder with an input '", name, "' (ORT's LLM layout)");
   }
-  const std::vector<CacheSlot> slots = CacheSlots(*session);
+  const std::vector<KvCacheSlot> slots = KvCacheSlots(*session);
   std::vector<std::string> wanted = {"logits"};
   for (const auto& s : slots) wanted.push_back(s.present);
 
-  // Empty pasts: (batch 1, the declared head count, 0 rows, the head size).
+  // Shared caches hold every token of the run from the start; the others
+  // start empty. Both are (batch 1, the declared heads, rows, head size).
+  const int64_t capacity = static_cast<int64_t>(prompt.size()) + max_new;
   std::vector<Value> cache;
   for (const auto& s : slots) {
     if (!s.type.shape || s.type.shape->size() != 4 || !(*s.type.shape)[1].known() || !(*s.type.shape)[3].known())
       TS_THROW(kInvalidModel, "cache input '", s.past, "' must be (batch, kv_heads, past, head) with known heads and size");
-    cache.emplace_back(Tensor(s.type.elem_type, {1, (*s.type.shape)[1].value, 0, (*s.type.shape)[3].value}));
+    Tensor t(s.type.elem_type, {1, (*s.type.shape)[1].value, s.shares_buffer ? capacity : 0, (*s.type.shape)[3].value});
+    if (t.nbytes() > 0) std::memset(t.raw_data(), 0, t.nbytes());
+    cache.emplace_back(std::move(t));
   }
+  BoundOutputMap bound;
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].shares_buffer) bound[slots[i].present] = cache[i].tensor();
   std::vector<int64_t> tokens = prompt, generated;
   double prefill_s = 0, decode_s = 0;
   std::vector<int64_t> step_input = prompt;
@@ -95,9 +88,14 @@ int GenerateCommand(int argc, char** argv) {
     feeds.emplace_back("input_ids", TokenTensor(step_input));
     feeds.emplace_back("attention_mask",
                        Tensor::FromVector<int64_t>(std::vector<int64_t>(tokens.size(), 1), {1, static_cast<int64_t>(tokens.size())}));
-    for (size_t i = 0; i < slots.size(); ++i) feeds.emplace_back(slots[i].past, std::move(cache[i]));
+    for (size_t i = 0; i < slots.size(); ++i)
+      feeds.emplace_back(slots[i].past, slots[i].shares_buffer ? cache[i] : std::move(cache[i]));
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<Value> out = session->Run(feeds, wanted);
+    std::vector<Value> out;
+    {
+      ScopedBoundOutputs in_place(bound.empty() ? nullptr : &bound);
+      out = session->Run(feeds, wanted);
+    }
     double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     (step == 0 ? prefill_s : decode_s) += dt;
     const Tensor& logits = out[0].tensor();
@@ -106,7 +104,19 @@ int GenerateCommand(int argc, char** argv) {
     const int64_t vocab = logits.dim(2);
     const float* last = logits.data<float>() + (logits.dim(1) - 1) * vocab;
     const int64_t next = std::max_element(last, last + vocab) - last;
-    for (size_t i = 0; i < slots.size(); ++i) cache[i] = std::move(out[i + 1]);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i].shares_buffer) {
+        cache[i] = std::move(out[i + 1]);
+      } else if (!out[i + 1].is_tensor() || out[i + 1].tensor().raw_data() != cache[i].tensor().raw_data()) {
+        // The kernel could not write in place (an unaligned buffer, another
+        // provider): keep what it wrote, at the cache's capacity.
+        const Tensor& got = out[i + 1].tensor();
+        if (got.shape() != cache[i].tensor().shape())
+          TS_THROW(kInvalidModel, "'", slots[i].present, "' came back ", got.Describe(), ", not the cache's ",
+                   cache[i].tensor().Describe());
+        std::memcpy(cache[i].tensor().raw_data(), got.raw_data(), got.nbytes());
+      }
+    }
     tokens.push_back(next);
     generated.push_back(next);
     step_input = {next};

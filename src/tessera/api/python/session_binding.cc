@@ -1,3 +1,4 @@
+#include "tessera/runtime/kv_cache.h"
 #include "tessera/api/python/session_binding.h"
 
 #include <pybind11/stl.h>
@@ -185,6 +186,12 @@ class PySession {
       d["provider"] = p.provider;
       out.append(d);
     }
+    return out;
+  }
+  // (past, present, shares_buffer) per cache slot (runtime/kv_cache.h).
+  py::list KvCacheSlotList() const {
+    py::list out;
+    for (const auto& slot : KvCacheSlots(*session())) out.append(py::make_tuple(slot.past, slot.present, slot.shares_buffer));
     return out;
   }
   py::dict InstructionSets() const {
@@ -400,6 +407,7 @@ void BindSession(py::module_& m) {
       .def("providers", &PySession::Providers)
       .def("placement", &PySession::Placement)
       .def("instruction_sets", &PySession::InstructionSets)
+      .def("kv_cache_slots", &PySession::KvCacheSlotList)
       .def("config_from_model", &PySession::ConfigFromModel)
       .def("end_profiling", &PySession::EndProfiling)
       .def("profiling_start_time_ns", &PySession::ProfilingStartTimeNs)

@@ -10,7 +10,10 @@
 // padding, output as zeros). present holds past's rows with the new keys
 // and values written at their positions; its length is the larger of
 // past's and total_sequence_length, so a caller that passes one buffer as
-// past and present of its capacity keeps that capacity.
+// past and present of its capacity keeps that capacity. When the present
+// is bound to the past's own memory (ORT's past_present_share_buffer; see
+// runtime/kv_cache.h), the past rows are already in place and only this
+// step's rows are written: a decode step touches no other row of the cache.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -176,10 +179,10 @@ class GroupQueryAttention final : public OpKernel {
         if (pk) {
           const T* sk = pk->data<T>() + (b * kv_heads_ + h) * P * D;
           const T* sv = pv->data<T>() + (b * kv_heads_ + h) * P * D;
-          for (int64_t i = 0; i < P * D; ++i) {
-            dk[i] = static_cast<C>(Load(sk[i]));
-            dv[i] = static_cast<C>(Load(sv[i]));
-          }
+          if (static_cast<const void*>(sk) != dk)
+            for (int64_t i = 0; i < P * D; ++i) dk[i] = static_cast<C>(Load(sk[i]));
+          if (static_cast<const void*>(sv) != dv)
+            for (int64_t i = 0; i < P * D; ++i) dv[i] = static_cast<C>(Load(sv[i]));
         }
         for (int64_t i = 0; i < valid[static_cast<size_t>(b)]; ++i) {
           const int64_t row = past_len[static_cast<size_t>(b)] + i;
