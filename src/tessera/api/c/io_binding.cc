@@ -111,7 +111,14 @@ OrtStatus* RunWithBinding(OrtSession* session, const OrtRunOptions* run_options,
     if (b.outputs.empty()) TS_THROW(kInvalidArgument, "RunWithBinding: no outputs are bound");
     std::vector<std::string> names;
     for (const auto& out : b.outputs) names.push_back(out.name);
-    std::vector<Value> results = session->session->Run(b.inputs, names);
+    std::vector<const Value*> preallocated;
+    for (const auto& out : b.outputs) preallocated.push_back(out.preallocated ? &*out.preallocated : nullptr);
+    const BoundOutputMap bound = BoundTargets(names, preallocated);
+    std::vector<Value> results;
+    {
+      ScopedBoundOutputs in_place(bound.empty() ? nullptr : &bound);
+      results = session->session->Run(b.inputs, names);
+    }
     std::vector<Value> kept;
     for (size_t i = 0; i < results.size(); ++i) {
       if (b.outputs[i].preallocated) {

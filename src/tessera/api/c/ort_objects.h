@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tessera/api/c/ort_support.h"
+#include "tessera/ops/bound_outputs.h"
 #include "tessera/ir/type_info.h"
 #include "tessera/ir/value.h"
 #include "tessera/runtime/session.h"
@@ -183,6 +184,11 @@ const Tensor& TensorOf(const OrtValue* value, const char* entry, const char* arg
 Value DetachOutput(Value v);
 // Copies `from` into a client's preallocated output (same type and shape).
 void CopyIntoPreallocated(const Value& from, Value& into, const std::string& output_name);
+// Preallocated host tensors by output name, for ScopedBoundOutputs: kernels
+// that produce such an output write it in that memory, as ORT's do (a
+// GroupQueryAttention present bound to its past's memory then writes only
+// the new rows); CopyIntoPreallocated copies the rest in.
+BoundOutputMap BoundTargets(const std::vector<std::string>& names, const std::vector<const Value*>& preallocated);
 
 // Routes Tessera's log lines to ORT logging functions (env-wide or per session).
 void SetEnvLogger(OrtLoggingFunction fn, void* param);

@@ -240,7 +240,14 @@ OrtStatus* Run(OrtSession* session, const OrtRunOptions* run_options, const char
       names.push_back(NotNull(output_names[i], "Run", "output_names[i]"));
       if (outputs[i]) Live(outputs[i], "Run", "outputs[i] (a preallocated output)");
     }
-    std::vector<Value> results = session->session->Run(feeds, names);
+    std::vector<const Value*> preallocated(output_names_len);
+    for (size_t i = 0; i < output_names_len; ++i) preallocated[i] = outputs[i] ? &outputs[i]->value : nullptr;
+    const BoundOutputMap bound = BoundTargets(names, preallocated);
+    std::vector<Value> results;
+    {
+      ScopedBoundOutputs in_place(bound.empty() ? nullptr : &bound);
+      results = session->session->Run(feeds, names);
+    }
     // Build every new output before handing any out, so a failure leaves
     // the caller's array as it was.
     std::vector<std::unique_ptr<OrtValue>> created(output_names_len);

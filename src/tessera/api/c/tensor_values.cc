@@ -361,9 +361,17 @@ void CopyIntoPreallocated(const Value& from, Value& into, const std::string& out
              dst.Describe());
   if (src.dtype() == DataType::kString) {
     for (int64_t i = 0; i < src.numel(); ++i) dst.data<std::string>()[i] = src.data<std::string>()[i];
-  } else if (src.nbytes() > 0) {
+  } else if (src.nbytes() > 0 && src.raw_data() != dst.raw_data()) {  // written in place already
     std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
   }
+}
+
+BoundOutputMap BoundTargets(const std::vector<std::string>& names, const std::vector<const Value*>& preallocated) {
+  BoundOutputMap bound;
+  for (size_t i = 0; i < names.size() && i < preallocated.size(); ++i)
+    if (preallocated[i] && preallocated[i]->is_tensor() && preallocated[i]->tensor().on_host())
+      bound[names[i]] = preallocated[i]->tensor();
+  return bound;
 }
 
 }  // namespace tessera::capi
