@@ -14,12 +14,9 @@ namespace tessera::cpu::nbits_detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Lanes(d) divides the bytes of a slot (both are powers of two). Each
-// vector of bytes is loaded once for all its slots; each slot's values
-// dequantize with one FMA, q * s - zero * s, and meet A in a second. Blocks
-// alternate between two pairs of accumulators, even and odd slots apart, so
-// the FMAs do not wait on each other (one chain ran at its latency, 1.5x
-// slower); the lanes are summed once, at the end of the row.
+// Each vector of packed bytes is loaded once for all its slots, and each
+// slot's values dequantize with one FMA, q * s - zero * s.
+//
 // 4-bit values dequantized by table: on AVX-512 one permute of a 16-entry
 // table, (0..15 - zero) * scale made once per block, replaces a widening
 // to float and an FMA per vector (the decode loop was bound by those, not
@@ -46,38 +43,59 @@ constexpr bool UseNibbleTable(D) {
   return kNibbleTable && kBits == 4 && hn::MaxLanes(D()) == 16;
 }
 
-template <int kBits, class D>
-float RowDotT(D d, const uint8_t* packed, const float* a_slots, int64_t blocks, int64_t block, const float* scale,
-              const float* zero) {
-  constexpr int kPer = 8 / kBits;
+// Calls fn(s, j, w) with every vector w of one block's values dequantized,
+// (q - zero) * scale: slot s, bytes [j, j + Lanes(d)) of the block.
+template <int kBits, class D, class Fn>
+HWY_INLINE void DequantizeBlock(D d, const uint8_t* q, int64_t bytes, float scale, float zero, Fn&& fn) {
   const hn::Rebind<uint8_t, D> du8;
   const hn::Rebind<int32_t, D> di32;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t bytes = block * kBits / 8;
-  const auto mask = hn::Set(du8, static_cast<uint8_t>((1 << kBits) - 1));
-  auto step = [&](int64_t b, hn::Vec<D>& even, hn::Vec<D>& odd) {
-    const uint8_t* q = packed + b * bytes;
-    const float* a = a_slots + b * block;
-    const auto vs = hn::Set(d, scale[b]);
-    const auto vzs = hn::Set(d, -zero[b] * scale[b]);
-    if constexpr (UseNibbleTable<kBits>(D())) {
-      const auto table = hn::MulAdd(hn::Iota(d, 0), vs, vzs);
-      for (int64_t j = 0; j < bytes; j += lanes) {
-        const auto idx = hn::PromoteTo(di32, hn::LoadU(du8, q + j));
-        even = hn::MulAdd(Lookup16(d, idx, table), hn::LoadU(d, a + j), even);
-        odd = hn::MulAdd(Lookup16(d, hn::ShiftRight<4>(idx), table), hn::LoadU(d, a + bytes + j), odd);
-      }
-      return;
-    }
+  const auto vs = hn::Set(d, scale);
+  const auto vzs = hn::Set(d, -zero * scale);
+  if constexpr (UseNibbleTable<kBits>(D())) {
+    const auto table = hn::MulAdd(hn::Iota(d, 0), vs, vzs);
     for (int64_t j = 0; j < bytes; j += lanes) {
-      const auto raw = hn::LoadU(du8, q + j);
-      for (int s = 0; s < kPer; ++s) {
-        const auto v = kBits == 8 ? raw : hn::And(hn::ShiftRightSame(raw, s * kBits), mask);
-        const auto w = hn::MulAdd(hn::ConvertTo(d, hn::PromoteTo(di32, v)), vs, vzs);
-        hn::Vec<D>& into = (s & 1) ? odd : even;
-        into = hn::MulAdd(w, hn::LoadU(d, a + s * bytes + j), into);
-      }
+      const auto idx = hn::PromoteTo(di32, hn::LoadU(du8, q + j));
+      fn(0, j, Lookup16(d, idx, table));
+      fn(1, j, Lookup16(d, hn::ShiftRight<4>(idx), table));
     }
+    return;
+  }
+  constexpr int kPer = 8 / kBits;
+  const auto mask = hn::Set(du8, static_cast<uint8_t>((1 << kBits) - 1));
+  for (int64_t j = 0; j < bytes; j += lanes) {
+    const auto raw = hn::LoadU(du8, q + j);
+    for (int s = 0; s < kPer; ++s) {
+      const auto v = kBits == 8 ? raw : hn::And(hn::ShiftRightSame(raw, s * kBits), mask);
+      fn(s, j, hn::MulAdd(hn::ConvertTo(d, hn::PromoteTo(di32, v)), vs, vzs));
+    }
+  }
+}
+
+// fn(d) with the widest float tag whose lanes divide a slot of `bytes`
+// bytes (both are powers of two; a block has at least 4 bytes a slot).
+template <class Fn>
+HWY_INLINE auto WithSlotTag(int64_t bytes, Fn&& fn) {
+  const hn::ScalableTag<float> d;
+  if (bytes >= static_cast<int64_t>(hn::Lanes(d))) return fn(d);
+  if (bytes >= 8) return fn(hn::CappedTag<float, 8>());
+  return fn(hn::CappedTag<float, 4>());
+}
+
+// Each block's values meet A in a second FMA. Blocks alternate between two
+// pairs of accumulators, even and odd slots apart, so the FMAs do not wait
+// on each other (one chain ran at its latency, 1.5x slower); the lanes are
+// summed once, at the end of the row.
+template <int kBits, class D>
+float RowDotT(D d, const uint8_t* packed, const float* a_slots, int64_t blocks, int64_t block, const float* scale,
+              const float* zero) {
+  const int64_t bytes = block * kBits / 8;
+  auto step = [&](int64_t b, hn::Vec<D>& even, hn::Vec<D>& odd) {
+    const float* a = a_slots + b * block;
+    DequantizeBlock<kBits>(d, packed + b * bytes, bytes, scale[b], zero[b], [&](int s, int64_t j, hn::Vec<D> w) {
+      hn::Vec<D>& into = (s & 1) ? odd : even;
+      into = hn::MulAdd(w, hn::LoadU(d, a + s * bytes + j), into);
+    });
   };
   auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
   int64_t b = 0;
@@ -89,74 +107,32 @@ float RowDotT(D d, const uint8_t* packed, const float* a_slots, int64_t blocks, 
   return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
 }
 
-template <int kBits>
-float RowDotBits(const uint8_t* packed, const float* a_slots, int64_t blocks, int64_t block, const float* scale,
-                 const float* zero) {
-  const int64_t bytes = block * kBits / 8;
-  const hn::ScalableTag<float> d;
-  if (bytes >= static_cast<int64_t>(hn::Lanes(d))) return RowDotT<kBits>(d, packed, a_slots, blocks, block, scale, zero);
-  if (bytes >= 8) return RowDotT<kBits>(hn::CappedTag<float, 8>(), packed, a_slots, blocks, block, scale, zero);
-  return RowDotT<kBits>(hn::CappedTag<float, 4>(), packed, a_slots, blocks, block, scale, zero);
-}
-
 float RowDot(const uint8_t* packed, const float* a_slots, int64_t blocks, int64_t block, int bits, const float* scale,
              const float* zero) {
-  if (bits == 4) return RowDotBits<4>(packed, a_slots, blocks, block, scale, zero);
-  if (bits == 8) return RowDotBits<8>(packed, a_slots, blocks, block, scale, zero);
-  return RowDotBits<2>(packed, a_slots, blocks, block, scale, zero);
-}
-
-template <int kBits, class D>
-void DequantSlotsT(D d, const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, const float* scale,
-                   const float* zero, float* w) {
-  constexpr int kPer = 8 / kBits;
-  const hn::Rebind<uint8_t, D> du8;
-  const hn::Rebind<int32_t, D> di32;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t bytes = block * kBits / 8;
-  const auto mask = hn::Set(du8, static_cast<uint8_t>((1 << kBits) - 1));
-  for (int64_t b = b0; b < b0 + nb; ++b) {
-    const uint8_t* q = packed_row + b * bytes;
-    float* out = w + (b - b0) * block;
-    const auto vs = hn::Set(d, scale[b]);
-    const auto vzs = hn::Set(d, -zero[b] * scale[b]);
-    if constexpr (UseNibbleTable<kBits>(D())) {
-      const auto table = hn::MulAdd(hn::Iota(d, 0), vs, vzs);
-      for (int64_t j = 0; j < bytes; j += lanes) {
-        const auto idx = hn::PromoteTo(di32, hn::LoadU(du8, q + j));
-        hn::StoreU(Lookup16(d, idx, table), d, out + j);
-        hn::StoreU(Lookup16(d, hn::ShiftRight<4>(idx), table), d, out + bytes + j);
-      }
-      continue;
-    }
-    for (int64_t j = 0; j < bytes; j += lanes) {
-      const auto raw = hn::LoadU(du8, q + j);
-      for (int s = 0; s < kPer; ++s) {
-        const auto v = kBits == 8 ? raw : hn::And(hn::ShiftRightSame(raw, s * kBits), mask);
-        hn::StoreU(hn::MulAdd(hn::ConvertTo(d, hn::PromoteTo(di32, v)), vs, vzs), d, out + s * bytes + j);
-      }
-    }
-  }
-}
-
-template <int kBits>
-void DequantSlotsBits(const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, const float* scale,
-                      const float* zero, float* w) {
-  const int64_t bytes = block * kBits / 8;
-  const hn::ScalableTag<float> d;
-  if (bytes >= static_cast<int64_t>(hn::Lanes(d)))
-    DequantSlotsT<kBits>(d, packed_row, b0, nb, block, scale, zero, w);
-  else if (bytes >= 8)
-    DequantSlotsT<kBits>(hn::CappedTag<float, 8>(), packed_row, b0, nb, block, scale, zero, w);
-  else
-    DequantSlotsT<kBits>(hn::CappedTag<float, 4>(), packed_row, b0, nb, block, scale, zero, w);
+  auto run = [&]<int kBits>() {
+    return WithSlotTag(block * kBits / 8,
+                       [&](auto d) { return RowDotT<kBits>(d, packed, a_slots, blocks, block, scale, zero); });
+  };
+  if (bits == 4) return run.template operator()<4>();
+  if (bits == 8) return run.template operator()<8>();
+  return run.template operator()<2>();
 }
 
 void DequantSlots(const uint8_t* packed_row, int64_t b0, int64_t nb, int64_t block, int bits, const float* scale,
                   const float* zero, float* w) {
-  if (bits == 4) DequantSlotsBits<4>(packed_row, b0, nb, block, scale, zero, w);
-  else if (bits == 8) DequantSlotsBits<8>(packed_row, b0, nb, block, scale, zero, w);
-  else DequantSlotsBits<2>(packed_row, b0, nb, block, scale, zero, w);
+  auto run = [&]<int kBits>() {
+    const int64_t bytes = block * kBits / 8;
+    WithSlotTag(bytes, [&](auto d) {
+      for (int64_t b = b0; b < b0 + nb; ++b) {
+        float* out = w + (b - b0) * block;
+        DequantizeBlock<kBits>(d, packed_row + b * bytes, bytes, scale[b], zero[b],
+                               [&](int s, int64_t j, auto v) { hn::StoreU(v, d, out + s * bytes + j); });
+      }
+    });
+  };
+  if (bits == 4) run.template operator()<4>();
+  else if (bits == 8) run.template operator()<8>();
+  else run.template operator()<2>();
 }
 
 // A tile of kRows x kCols inner products: each step loads kCols weight
