@@ -22,13 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tool_models  # noqa: E402
 
 TESSERA, DEFAULT_MODEL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+check = tool_models.Checks()
 
 
 def node_props(node):
@@ -123,8 +117,7 @@ def main():
                for x, y in zip(a.graph.initializer, b.graph.initializer))
     check(same and len(a.graph.initializer) == 2, "external: the annotated model loads the same weights")
     check(run_outputs(ext) == run_outputs(out), "external: tessera runs the annotated model to the same outputs")
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

@@ -27,13 +27,7 @@ import tool_models  # noqa: E402
 TESSERA, WORK = sys.argv[1], sys.argv[2]
 BENCH = os.environ.get("TESSERA_BENCH_MODELS") or (sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None) or \
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "bench", "models")
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+check = tool_models.Checks()
 
 
 def doctor(model, providers="cpu", *extra):
@@ -266,8 +260,7 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     problem_models()
     bench_models()
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

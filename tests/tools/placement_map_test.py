@@ -21,13 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tool_models  # noqa: E402
 
 TESSERA, DEFAULT_MODEL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+check = tool_models.Checks()
 
 
 def chromium():
@@ -180,8 +174,7 @@ def main():
     check(len(shares) == len(plan["partitions"]) and abs(sum(map(float, shares)) - 100.0) < 0.2 * len(shares),
           f"profiled: each partition shows its share of the time ({shares})")
     check('"profiled": true' in open(os.path.join(WORK, "profiled.html")).read(), "profiled: node times in the page")
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

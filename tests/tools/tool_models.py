@@ -8,6 +8,23 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
+class Checks:
+    """Named checks of a tools test: each prints ok or FAIL, and exit_code()
+    is the script's exit status."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, cond, what):
+        print(("ok   " if cond else "FAIL ") + what)
+        if not cond:
+            self.failures.append(what)
+
+    def exit_code(self):
+        print(f"{len(self.failures)} failure(s)")
+        return 1 if self.failures else 0
+
+
 def _save(model, path, external=False):
     onnx.checker.check_model(model)
     if external:
@@ -60,9 +77,9 @@ def constant_subgraph(path):
     return _save(m, path)
 
 
-def value_dependent_loop(path):
-    """A Loop whose trip count is a graph input: how often the body runs
-    depends on a tensor value."""
+def _counting_loop():
+    """Loop 'count_loop': y = x + 1 per iteration, n iterations (the trip
+    count input 'n'), its condition passed through unchanged."""
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
          helper.make_node("Add", ["acc_in", "one"], ["acc_out"], name="body_add")],
@@ -73,7 +90,13 @@ def value_dependent_loop(path):
         [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
          helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2])],
         initializer=[numpy_helper.from_array(np.ones(2, np.float32), "one")])
-    nodes = [helper.make_node("Loop", ["n", "", "x"], ["y"], name="count_loop", body=body)]
+    return helper.make_node("Loop", ["n", "", "x"], ["y"], name="count_loop", body=body)
+
+
+def value_dependent_loop(path):
+    """A Loop whose trip count is a graph input: how often the body runs
+    depends on a tensor value."""
+    nodes = [_counting_loop()]
     m = _model(nodes, [helper.make_tensor_value_info("n", TensorProto.INT64, []),
                        helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
@@ -83,17 +106,7 @@ def value_dependent_loop(path):
 def constant_loop(path):
     """The same Loop with its trip count an initializer (3): nothing about
     it depends on tensor values."""
-    body = helper.make_graph(
-        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
-         helper.make_node("Add", ["acc_in", "one"], ["acc_out"], name="body_add")],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2])],
-        initializer=[numpy_helper.from_array(np.ones(2, np.float32), "one")])
-    nodes = [helper.make_node("Loop", ["n", "", "x"], ["y"], name="count_loop", body=body)]
+    nodes = [_counting_loop()]
     m = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
                [numpy_helper.from_array(np.array(3, np.int64), "n")])

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "tessera/api/c/ort_support.h"
-#include "tessera/ops/bound_outputs.h"
 #include "tessera/ir/type_info.h"
 #include "tessera/ir/value.h"
+#include "tessera/ops/bound_outputs.h"
 #include "tessera/runtime/session.h"
 #include "tessera/runtime/session_options.h"
 

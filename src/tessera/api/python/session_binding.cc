@@ -1,4 +1,3 @@
-#include "tessera/runtime/kv_cache.h"
 #include "tessera/api/python/session_binding.h"
 
 #include <pybind11/stl.h>
@@ -14,6 +13,7 @@
 #include "tessera/api/python/numpy_convert.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/ops/bound_outputs.h"
+#include "tessera/runtime/kv_cache.h"
 #include "tessera/runtime/session.h"
 
 namespace tessera {
