@@ -6,8 +6,13 @@ calibrated on a folder of .npy files) and a small MatMul model (dynamic):
   and its QDQ Conv groups fuse into QLinearConv (run --verbose);
 - the file is about 4x smaller (> 3x);
 - ONNX Runtime (npm onnxruntime-node, tests/support/ort_run.js) runs
-  it too, and its outputs match Tessera's (cosine > 0.999, within a few
-  output steps).
+  it too. With 7-bit weights (--reduce-range) nothing can saturate in
+  either runtime, so ORT's outputs must match Tessera's within one output
+  step on every host. With full-range int8 weights ORT 1.30 saturates the
+  16-bit pair sums of its vpmaddubsw path on hosts without VNNI (an AVX2
+  Zen 3 read cosine 0.9958 against the float model, Tessera 0.99995), so
+  there Tessera's outputs must be at least as close to the float model's
+  as ORT's are, and match ORT's where ORT is exact.
 
     check_ort_runs_quantized.py TESSERA_BIN WORK_DIR
 
@@ -65,15 +70,17 @@ def main():
     os.makedirs(cal)
     for k in range(4):
         np.save(os.path.join(cal, f"x_{k}.npy"), rng.normal(0, 1, CNN_INPUT).astype(np.float32))
-    cnn_q = os.path.join(work, "cnn_qdq.onnx")
-    print(sh(tessera_bin, "quantize", cnn, cnn_q, "--mode", "static", "--calibration", cal, "--per-channel"))
-    cases.append((cnn, cnn_q, CNN_INPUT))
-    # Dynamic: MatMulInteger.
     mlp = os.path.join(work, "mlp.onnx")
     open(mlp, "wb").write(mlp_bytes())
-    mlp_q = os.path.join(work, "mlp_dynamic.onnx")
-    print(sh(tessera_bin, "quantize", mlp, mlp_q, "--mode", "dynamic", "--per-channel"))
-    cases.append((mlp, mlp_q, MLP_INPUT))
+    for suffix, extra in (("", []), ("_7bit", ["--reduce-range"])):
+        cnn_q = os.path.join(work, f"cnn_qdq{suffix}.onnx")
+        print(sh(tessera_bin, "quantize", cnn, cnn_q, "--mode", "static", "--calibration", cal, "--per-channel", *extra))
+        cases.append((cnn, cnn_q, CNN_INPUT, bool(extra)))
+        # Dynamic: MatMulInteger.
+        mlp_q = os.path.join(work, f"mlp_dynamic{suffix}.onnx")
+        print(sh(tessera_bin, "quantize", mlp, mlp_q, "--mode", "dynamic", "--per-channel", *extra))
+        cases.append((mlp, mlp_q, MLP_INPUT, bool(extra)))
+    cnn_q = os.path.join(work, "cnn_qdq.onnx")
 
     verbose = sh(tessera_bin, "run", cnn_q, "--providers", "cpu", "--verbose")
     fused = verbose.count("(Conv) -> QLinearConv")
@@ -82,7 +89,7 @@ def main():
     print(f"{os.path.basename(cnn_q)}: 3/3 Conv groups fused into QLinearConv")
 
     failures = []
-    for float_model, quant_model, shape in cases:
+    for float_model, quant_model, shape, seven_bit in cases:
         x = rng.normal(0, 1, shape).astype(np.float32)
         x_file = os.path.join(work, "x.npy")
         np.save(x_file, x)
@@ -94,16 +101,22 @@ def main():
         sh("node", os.path.join(HERE, "..", "support", "ort_run.js"), quant_model, out_dir, f"x={x_file}", env=env)
         theirs = np.load(os.path.join(out_dir, "output_0.npy"))
         ratio = os.path.getsize(float_model) / os.path.getsize(quant_model)
-        c_float, c_ort = cosine(ref, ours), cosine(ours, theirs)
+        c_float, c_ort, c_ort_float = cosine(ref, ours), cosine(ours, theirs), cosine(ref, theirs)
         step = float(np.abs(ours).max()) / 127.0
         diff = float(np.abs(ours - theirs).max())
         name = os.path.basename(quant_model)
-        print(f"{name}: {ratio:.2f}x smaller; cosine vs float {c_float:.5f}; vs ORT {c_ort:.6f}, "
-              f"max |diff| {diff:.4g} (output step ~{step:.4g})")
+        print(f"{name}: {ratio:.2f}x smaller; cosine vs float {c_float:.5f} (ORT {c_ort_float:.5f}); "
+              f"vs ORT {c_ort:.6f}, max |diff| {diff:.4g} (output step ~{step:.4g})")
         if c_float <= 0.99:
             failures.append(f"{name}: cosine against the float model {c_float}")
-        if c_ort <= 0.999 or diff > 3 * step:
+        # Where ORT is as accurate, the two must agree: within one step for
+        # 7-bit weights, within a few for full range (rounding of the
+        # requantization may differ by a step per layer).
+        cos_min, steps = (0.9999, 1) if seven_bit else (0.999, 3)
+        if (seven_bit or c_ort_float >= c_float - 1e-4) and (c_ort <= cos_min or diff > steps * step):
             failures.append(f"{name}: Tessera and ORT differ (cosine {c_ort}, max diff {diff})")
+        if c_float < c_ort_float - 1e-4:
+            failures.append(f"{name}: further from the float model than ORT ({c_float} against {c_ort_float})")
         if ratio <= 3.0:
             failures.append(f"{name}: only {ratio:.2f}x smaller than float")
     if failures:
