@@ -185,43 +185,6 @@ void StepBlocks(const StepWork& s, int64_t begin, int64_t end) {
   }
 }
 
-// out[t][4H] = x[t] * W^T + bias for every row of x ([rows, depth]) and
-// blocks [begin, end) of the packed W.
-template <size_t kRows>
-HWY_INLINE void ProjectRows(const float* w, int64_t hidden, int64_t depth, const float* x, const float* bias,
-                            int64_t row, float* out, int64_t block) {
-  const D d;
-  V acc[kRows][4][kPerGate];
-  for (auto& r : acc) LoadGates(bias, hidden, block, r);  // zeros without a bias
-  Accumulate<kRows, (kRows == 1 && kPerGate <= 2) ? 2 : 1>(w + block * depth * static_cast<int64_t>(kGateFloats), depth,
-                                                         x + row * depth, depth, acc);
-  const int64_t u0 = block * kLstmBlockUnits;
-  const int64_t n = std::min(kLstmBlockUnits, hidden - u0);
-  for (size_t r = 0; r < kRows; ++r)
-    for (size_t gate = 0; gate < 4; ++gate) {
-      float* o = out + (row + static_cast<int64_t>(r)) * 4 * hidden + static_cast<int64_t>(gate) * hidden + u0;
-      if (n == kLstmBlockUnits) {
-        for (size_t v = 0; v < kPerGate; ++v) hn::StoreU(acc[r][gate][v], d, o + v * kLanes);
-      } else {
-        alignas(64) float tail[kLstmBlockUnits];
-        for (size_t v = 0; v < kPerGate; ++v) hn::Store(acc[r][gate][v], d, tail + v * kLanes);
-        std::memcpy(o, tail, static_cast<size_t>(n) * sizeof(float));
-      }
-    }
-}
-
-void ProjectBlocks(const float* w, int64_t hidden, int64_t depth, const float* x, const float* bias, int64_t rows,
-                   float* out, int64_t begin, int64_t end) {
-  constexpr size_t kWideRows = kPerGate == 1 ? 4 : 1;
-  for (int64_t block = begin; block < end; ++block) {
-    int64_t row = 0;
-    if constexpr (kWideRows > 1)
-      for (; row + static_cast<int64_t>(kWideRows) <= rows; row += static_cast<int64_t>(kWideRows))
-        ProjectRows<kWideRows>(w, hidden, depth, x, bias, row, out, block);
-    for (; row < rows; ++row) ProjectRows<1>(w, hidden, depth, x, bias, row, out, block);
-  }
-}
-
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu::lstm_detail
 HWY_AFTER_NAMESPACE();
@@ -230,7 +193,6 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace lstm_detail {
 HWY_EXPORT(StepBlocks);
-HWY_EXPORT(ProjectBlocks);
 
 // Steps are split into one chunk of blocks per thread. Thread p claims chunk
 // p of each step, so its R rows stay in its cache. A chunk whose thread has
@@ -323,17 +285,6 @@ LstmPackedWeights::LstmPackedWeights(const float* m, int64_t hidden, int64_t dep
         for (int64_t k = 0; k < depth; ++k) dst[k * 4 * kLstmBlockUnits] = src[k];
       }
   }
-}
-
-void LstmInputProjection(const LstmPackedWeights& w, const float* x, const float* bias, int64_t rows, float* out,
-                         ThreadPool* pool) {
-  if (rows == 0) return;
-  const int64_t blocks = w.blocks();
-  // Whole blocks per thread: each reads only its slice of W.
-  const int64_t min_blocks = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, w.depth() * 64 * rows));
-  ParallelFor(pool, blocks, min_blocks, [&](int64_t begin, int64_t end) {
-    HWY_DYNAMIC_DISPATCH(ProjectBlocks)(w.data(), w.hidden(), w.depth(), x, bias, rows, out, begin, end);
-  });
 }
 
 void RunLstmSequence(const LstmSequence& seq, ThreadPool* pool) {

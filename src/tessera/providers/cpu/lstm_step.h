@@ -45,15 +45,6 @@ class LstmPackedWeights {
   std::unique_ptr<float[], Free> data_;
 };
 
-// out ([rows, 4H]) = x ([rows, depth]) * W^T + bias ([4H], or null), split
-// over pool by blocks. Cheaper than a BLAS GEMM here because W was packed
-// once, not per call; the bias rides along so that nothing runs between
-// this and the recurrence (a pool worker idle for more than its 50 us poll
-// goes to sleep, and one woken again could land on the caller's core and
-// sit out the whole sequence).
-void LstmInputProjection(const LstmPackedWeights& w, const float* x, const float* bias, int64_t rows, float* out,
-                         ThreadPool* pool);
-
 // One direction over the whole sequence, for every batch row.
 struct LstmSequence {
   const LstmPackedWeights* r = nullptr;

@@ -17,6 +17,7 @@
 #include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/lstm_step.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
+#include "tessera/providers/cpu/sgemm.h"
 #include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {
@@ -277,14 +278,16 @@ class RecurrentBase : public OpKernel {
     if (H <= 0 || (hidden_size_ > 0 && hidden_size_ != H) || r->dim(0) != num_dirs_ || r->dim(1) != 4 * H) return;
     for (int64_t d = 0; d < num_dirs_; ++d)
       packed_r_.emplace_back(std::make_shared<const LstmPackedWeights>(r->data<float>() + d * 4 * H * H, H, H));
-    // W too when constant: the input projection then runs on the packed copy.
+    // W too when constant: the input projection of every step at once is
+    // then one product on the packed GEMM (compute-bound), not a pass over
+    // W per step.
     const Tensor* w = info.constant_input(1);
     if (w == nullptr || w->dtype() != DataType::kFloat || w->rank() != 3 || w->dim(0) != num_dirs_ ||
         w->dim(1) != 4 * H || w->dim(2) <= 0)
       return;
     const int64_t I = w->dim(2);
     for (int64_t d = 0; d < num_dirs_; ++d)
-      packed_w_.emplace_back(std::make_shared<const LstmPackedWeights>(w->data<float>() + d * 4 * H * I, H, I));
+      packed_w_.emplace_back(std::make_shared<const PackedB>(true, I, 4 * H, w->data<float>() + d * 4 * H * I, I));
   }
 
   template <typename C>
@@ -315,8 +318,8 @@ class RecurrentBase : public OpKernel {
     const int64_t G = GatesOf(kind_);
     const int64_t H = fused ? packed_r_[0]->hidden() : hidden_size_ > 0 ? hidden_size_ : r->dim(2);
     if (H <= 0) ctx.Fail("hidden size must be positive");
-    if (packed_w && packed_w_[0]->depth() != input_size)
-      ctx.Fail("X has input size ", input_size, " but W expects ", packed_w_[0]->depth());
+    if (packed_w && packed_w_[0]->k() != input_size)
+      ctx.Fail("X has input size ", input_size, " but W expects ", packed_w_[0]->k());
     if (!packed_w && (w->dim(0) != D || w->dim(1) != G * H || w->dim(2) != input_size))
       ctx.Fail("W has shape ", ShapeToString(w->shape()), ", expected ", ShapeToString({D, G * H, input_size}));
     if (!fused && (r->dim(0) != D || r->dim(1) != G * H || r->dim(2) != H))
@@ -440,8 +443,10 @@ class RecurrentBase : public OpKernel {
       bool projected = false;  // (with the biases)
       if constexpr (std::is_same_v<C, float>) {
         if (packed_w) {
-          LstmInputProjection(*packed_w_[static_cast<size_t>(d)], xc.data(), tmp.data(), seq_len * batch, xw.data(),
-                              ctx.thread_pool());
+          for (int64_t row = 0; row < seq_len * batch; ++row)
+            std::memcpy(xw.data() + row * GH, tmp.data(), static_cast<size_t>(GH) * sizeof(float));
+          GemmPackedF32(false, seq_len * batch, 1.f, xc.data(), input_size, *packed_w_[static_cast<size_t>(d)], 1.f,
+                        xw.data(), GH);
           projected = true;
         }
       }
@@ -631,7 +636,7 @@ class RecurrentBase : public OpKernel {
   bool linear_before_reset_ = false;
   std::vector<Activation> acts_;
   std::vector<std::shared_ptr<const LstmPackedWeights>> packed_r_;  // one per direction
-  std::vector<std::shared_ptr<const LstmPackedWeights>> packed_w_;
+  std::vector<std::shared_ptr<const PackedB>> packed_w_;  // W^T, for the input projection
 };
 
 class Lstm final : public RecurrentBase {
