@@ -21,6 +21,12 @@ namespace tessera::dnnl_ep {
 namespace {
 
 void CopyRows(const float* x, int64_t x_stride, float* y, int64_t y_stride, int64_t rows, int64_t n) {
+  // A whole channel block of both (8 floats a pixel below AVX-512) is one
+  // run of bytes: a memcpy per pixel took squeezenet1_1's concats 0.62 ms.
+  if (x_stride == n && y_stride == n) {
+    std::memcpy(y, x, static_cast<size_t>(rows * n) * sizeof(float));
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * y_stride, x + r * x_stride, static_cast<size_t>(n) * sizeof(float));
 }
 
