@@ -10,7 +10,7 @@ calibrated on a folder of .npy files) and a small MatMul model (dynamic):
   either runtime, so ORT's outputs must match Tessera's within one output
   step on every host. With full-range int8 weights ORT 1.30 saturates the
   16-bit pair sums of its vpmaddubsw path on hosts without VNNI (an AVX2
-  Zen 3 read cosine 0.9958 against the float model, Tessera 0.99995), so
+  Zen 3 read cosine 0.995-0.996 against the float model, Tessera 0.9999), so
   there Tessera's outputs must be at least as close to the float model's
   as ORT's are, and match ORT's where ORT is exact.
 

@@ -24,7 +24,7 @@ namespace tessera::cpu {
 // gates for these units, so a block's gates complete without the others.
 inline constexpr int64_t kLstmBlockUnits = 16;
 
-// A [4H, depth] gate matrix of one direction (W or R, gate order i, o, f,
+// The [4H, H] recurrence matrix R of one direction (gate order i, o, f,
 // c), repacked as [block][k][gate][unit]: for one input k, a block's 4*16
 // weights are contiguous. Units past H (the last block's padding) are zero.
 class LstmPackedWeights {

@@ -440,30 +440,20 @@ class RecurrentBase : public OpKernel {
         bool fold_rb = !(kind_ == CellKind::kGru && linear_before_reset_ && g >= 2 * H);
         tmp[static_cast<size_t>(g)] = wb[g] + (fold_rb ? rb[g] : C(0));
       }
-      bool projected = false;  // (with the biases)
+      // The biases first, then the products added to them (beta 1).
+      for (int64_t row = 0; row < seq_len * batch; ++row)
+        std::copy(tmp.begin(), tmp.end(), xw.begin() + row * GH);
+      bool projected = false;
       if constexpr (std::is_same_v<C, float>) {
         if (packed_w) {
-          for (int64_t row = 0; row < seq_len * batch; ++row)
-            std::memcpy(xw.data() + row * GH, tmp.data(), static_cast<size_t>(GH) * sizeof(float));
           GemmPackedF32(false, seq_len * batch, 1.f, xc.data(), input_size, *packed_w_[static_cast<size_t>(d)], 1.f,
                         xw.data(), GH);
           projected = true;
         }
       }
-      if (seq_len * batch > 0 && !projected) {
-        if (input_size > 0) {
-          Gemm(true, static_cast<int>(seq_len * batch), static_cast<int>(GH), static_cast<int>(input_size), xc.data(),
-               static_cast<int>(input_size), wd, static_cast<int>(input_size), C(0), xw.data(), static_cast<int>(GH));
-        } else {
-          std::fill(xw.begin(), xw.end(), C(0));
-        }
-      }
-      if (!projected) {
-        for (int64_t row = 0; row < seq_len * batch; ++row) {
-          C* p = xw.data() + row * GH;
-          for (int64_t g = 0; g < GH; ++g) p[g] += tmp[static_cast<size_t>(g)];
-        }
-      }
+      if (seq_len * batch > 0 && input_size > 0 && !projected)
+        Gemm(true, static_cast<int>(seq_len * batch), static_cast<int>(GH), static_cast<int>(input_size), xc.data(),
+             static_cast<int>(input_size), wd, static_cast<int>(input_size), C(1), xw.data(), static_cast<int>(GH));
       if constexpr (std::is_same_v<C, float>) {
         if (fused) {
           LstmSequence seq;
