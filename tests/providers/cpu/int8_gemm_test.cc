@@ -142,6 +142,51 @@ TEST(Int8Gemm, ColumnRangesAndThePooledSplitWriteTheSameProduct) {
   }
 }
 
+// B packed with its panels split over a pool, A packed once as the
+// convolutions pack their weights, per-line zero points: the same product on
+// every target and in both forms, split by columns and by rows.
+TEST_P(VnniChoices, PooledPackingAndPackedWeightsGiveTheExactProduct) {
+  const int64_t n = 40 * PackedInt8B::kPanel + 5, k = 301;
+  ThreadPool pool(2);
+  test::OnEverySimdTarget([&] {
+    for (int64_t m : {int64_t{7}, int64_t{1000}}) {  // columns split, then rows (taller than wide)
+      SCOPED_TRACE(testing::Message() << m << " rows");
+      const Operand a = Make(true, static_cast<size_t>(m * k), 11, false);
+      const Operand b = Make(false, static_cast<size_t>(k * n), 12, false);
+      std::vector<int32_t> za(static_cast<size_t>(m)), zb(static_cast<size_t>(n));
+      for (size_t i = 0; i < za.size(); ++i) za[i] = static_cast<int32_t>(i % 7) - 3;
+      for (size_t j = 0; j < zb.size(); ++j) zb[j] = static_cast<int32_t>(j % 250);
+      PackedInt8B packed;
+      packed.Repack(false, k, n, b.bytes.data(), n, {zb.data(), true}, &pool);
+      const PackedInt8A packed_a(true, m, k, a.bytes.data(), k, {za.data(), true});
+      std::vector<int32_t> c(static_cast<size_t>(m * n), -1);
+      Int8GemmS32Pooled(&pool, m, true, a.bytes.data(), k, {za.data(), true}, packed, c.data(), n, nullptr, &packed_a);
+      EXPECT_EQ(c, Reference(m, n, k, a, za, b, zb));
+    }
+  });
+}
+
+// Weights packed under the best target and run under each (the pair tile
+// height differs between targets: a product then packs A itself).
+TEST(Int8Gemm, WeightsPackedUnderOneTargetRunUnderAnother) {
+  std::vector<int64_t> targets = test::SimdTargetsToTest();
+  const int64_t m = 31, n = 50, k = 77;
+  const Operand a = Make(false, static_cast<size_t>(m * k), 13, true), b = Make(true, static_cast<size_t>(k * n), 14, true);
+  const std::vector<int32_t> za = {3}, zb = {-128};
+  std::unique_ptr<PackedInt8A> packed_a;
+  {
+    test::ScopedSimdTarget best(targets.front());
+    packed_a = std::make_unique<PackedInt8A>(false, m, k, a.bytes.data(), k, ZeroPoints{za.data(), false});
+  }
+  const std::vector<int32_t> want = Reference(m, n, k, a, za, b, zb);
+  test::OnEverySimdTarget([&] {
+    const PackedInt8B packed(true, k, n, b.bytes.data(), n, {zb.data(), false});
+    std::vector<int32_t> c(static_cast<size_t>(m * n), 5);
+    Int8GemmS32(m, 0, n, false, a.bytes.data(), k, {za.data(), false}, packed, c.data(), n, nullptr, packed_a.get());
+    EXPECT_EQ(c, want);
+  });
+}
+
 TEST(Int8Gemm, EmptyKGivesZeros) {
   const std::vector<uint8_t> none;
   PackedInt8B packed(false, 0, 3, none.data(), 3, {});

@@ -18,7 +18,7 @@ Int8ConvWeights::Int8ConvWeights(bool is_signed, int64_t m, int64_t per_group_k,
       bytes_(static_cast<const uint8_t*>(w), static_cast<const uint8_t*>(w) + m * per_group_k),
       zero_(zero.empty() ? std::vector<int32_t>{0} : std::move(zero)) {
   // Depthwise weights (one channel a group) take the direct kernel.
-  if (packed_groups <= 0 || m / packed_groups < 2 || !Int8GemmUsesVnni()) return;
+  if (packed_groups <= 0 || m / packed_groups < 2) return;
   const int64_t mg = m / packed_groups;
   for (int64_t g = 0; g < packed_groups; ++g) {
     ZeroPoints rows = this->zero();

@@ -29,7 +29,7 @@ struct Conv2DShape {
 // W [m, c / group, kh, kw] (int8 when is_signed, else uint8) and its zero
 // points (one, or one per output channel), kept for the GEMM's A side.
 // With `packed_groups` > 0 (constant weights, used on every run), each
-// group's rows are also packed for the quad kernel (PackedInt8A), once.
+// group's rows are also packed for the GEMM's kernels (PackedInt8A), once.
 class Int8ConvWeights {
  public:
   Int8ConvWeights(bool is_signed, int64_t m, int64_t per_group_k, const void* w, std::vector<int32_t> zero,

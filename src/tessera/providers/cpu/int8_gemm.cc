@@ -230,23 +230,38 @@ bool HasVnni() {
 bool HasVnni() { return false; }
 #endif
 
+// The tile height this target's kernels take (PackedInt8A packs to it).
+int64_t PairTileRows() { return kMr; }
+
+// All of A as pair panels of kMr rows: [panel][pair][kMr] words.
+void PackWholeAPairs(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero,
+                     std::vector<int32_t>& words) {
+  const int64_t pairs = (k + 1) / 2, panels = (m + kMr - 1) / kMr;
+  words.assign(static_cast<size_t>(panels * kMr * pairs), 0);
+  PackA(m, 0, 0, pairs, k, a_signed, a, lda, zero, words.data());
+}
+
+// `a_pairs`, when not null, is A packed whole by PackWholeAPairs under this
+// target (from its first row on): the tiles read it and A is not repacked.
 void Gemm(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
-          const PackedInt8B& b, int32_t* c, int64_t ldc) {
+          const PackedInt8B& b, int32_t* c, int64_t ldc, const int32_t* a_pairs) {
   static constexpr std::array<KernelFn, kMr> kByRows = KernelTable(std::make_index_sequence<kMr>());
   thread_local hwy::AlignedFreeUniquePtr<int32_t[]> a_buf;
-  if (!a_buf) a_buf = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kMc * kKcPairs));
+  if (!a_buf && a_pairs == nullptr) a_buf = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kMc * kKcPairs));
   const int64_t k = b.k(), pairs = (k + 1) / 2;
   for (int64_t q0 = 0; q0 < pairs; q0 += kKcPairs) {
     const int64_t qc = std::min(kKcPairs, pairs - q0);
     for (int64_t i0 = 0; i0 < m; i0 += kMc) {
       const int64_t mc = std::min(kMc, m - i0);
-      PackA(mc, i0, q0, qc, k, a_signed, a, lda, a_zero, a_buf.get());
+      if (a_pairs == nullptr) PackA(mc, i0, q0, qc, k, a_signed, a, lda, a_zero, a_buf.get());
       for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanel) {
         const int32_t* bp = b.Panel(j0 / kPanel, q0);
         for (int64_t ir = 0; ir < mc; ir += kMr) {
           const int64_t rows = std::min(kMr, mc - ir);
-          kByRows[static_cast<size_t>(rows - 1)](qc, a_buf.get() + (ir / kMr) * qc * kMr, bp, q0 > 0,
-                                                 c + (i0 + ir) * ldc + j0, ldc, std::min(kPanel, j_end - j0));
+          const int32_t* ap = a_pairs != nullptr ? a_pairs + ((i0 + ir) / kMr * pairs + q0) * kMr
+                                                 : a_buf.get() + (ir / kMr) * qc * kMr;
+          kByRows[static_cast<size_t>(rows - 1)](qc, ap, bp, q0 > 0, c + (i0 + ir) * ldc + j0, ldc,
+                                                 std::min(kPanel, j_end - j0));
         }
       }
     }
@@ -262,6 +277,8 @@ namespace tessera::cpu {
 namespace int8_gemm_detail {
 HWY_EXPORT(Gemm);
 HWY_EXPORT(HasVnni);
+HWY_EXPORT(PairTileRows);
+HWY_EXPORT(PackWholeAPairs);
 }  // namespace int8_gemm_detail
 using namespace int8_gemm_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
 
@@ -348,23 +365,31 @@ void PackedInt8B::RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t
   }
   const int64_t panels = (n + kPanel - 1) / kPanel;
   data_.resize(static_cast<size_t>(panels * pairs_ * kPanel));  // every word is written below
-  thread_local std::vector<int16_t> z;
-  z.assign(static_cast<size_t>(panels * kPanel), 0);
-  for (int64_t j = 0; j < n; ++j) z[static_cast<size_t>(j)] = static_cast<int16_t>(zero.At(j));
+  thread_local std::vector<int16_t> zero_buf;
+  zero_buf.assign(static_cast<size_t>(panels * kPanel), 0);
+  for (int64_t j = 0; j < n; ++j) zero_buf[static_cast<size_t>(j)] = static_cast<int16_t>(zero.At(j));
+  // The pool's workers see their own thread_local: hand them this one's.
+  const int16_t* z = zero_buf.data();
   // Panels are independent: split them over the pool (a product's
   // activations are packed on every run).
   ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
     if (is_signed) {
-      PackPairs<int8_t>(k, n, rows, z.data(), pairs_, p0, p1, data_.data());
+      PackPairs<int8_t>(k, n, rows, z, pairs_, p0, p1, data_.data());
     } else {
-      PackPairs<uint8_t>(k, n, rows, z.data(), pairs_, p0, p1, data_.data());
+      PackPairs<uint8_t>(k, n, rows, z, pairs_, p0, p1, data_.data());
     }
   });
 }
 
 PackedInt8A::PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero)
     : m_(m), k_(k), steps_((k + 3) / 4) {
-  if (Int8GemmUsesVnni() && m > 0 && k > 0) int8_quads::PackWholeA(is_signed, m, k, a, lda, zero, words_, za_, centered_);
+  if (m <= 0 || k <= 0) return;
+  if (Int8GemmUsesVnni()) {
+    int8_quads::PackWholeA(is_signed, m, k, a, lda, zero, words_, za_, centered_);
+  } else {
+    pair_rows_ = HWY_DYNAMIC_DISPATCH(PairTileRows)();
+    HWY_DYNAMIC_DISPATCH(PackWholeAPairs)(is_signed, m, k, a, lda, zero, pair_words_);
+  }
 }
 
 void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
@@ -380,7 +405,15 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
     return int8_quads::Gemm(HWY_DYNAMIC_DISPATCH(HasVnni)(), m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc,
                             requant, use_packed ? packed_a->Rows(packed_row) : PackedInt8A::View{});
   } else {
-    HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc);
+    // A packed at creation when it was packed for the tile height of the
+    // target running now (a test may switch targets in between).
+    const int32_t* a_pairs = nullptr;
+    if (packed_a != nullptr && !packed_a->pair_words().empty() && packed_a->k() == b.k()) {
+      const int64_t rows = packed_a->pair_rows();
+      if (rows == HWY_DYNAMIC_DISPATCH(PairTileRows)() && packed_row % rows == 0)
+        a_pairs = packed_a->pair_words().data() + packed_row / rows * rows * ((b.k() + 1) / 2);
+    }
+    HWY_DYNAMIC_DISPATCH(Gemm)(m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc, a_pairs);
   }
   if (requant == nullptr) return;
   for (int64_t i = 0; i < m; ++i)

@@ -71,17 +71,21 @@ class PackedInt8B {
   std::vector<int32_t> colsum_, zero_;
 };
 
-// A [m, k] packed once for the quad form's kernel (constant weights on the
-// A side, as the convolutions have them): rows in panels of kRowPanel with
-// their zero-point terms, so a product need not repack or re-sum them each
-// run. Built only where products pack quads (Int8GemmUsesVnni); otherwise
-// empty, and a product reads A itself.
+// A [m, k] packed once (constant weights on the A side, as the
+// convolutions have them), so a product need not repack it each run:
+// - where products pack quads (Int8GemmUsesVnni): rows in panels of
+//   kRowPanel with their zero-point terms, for the quad kernel;
+// - otherwise: rows less their zero points as int16 pairs, in panels of
+//   the running target's tile height (pair_rows), for the pair kernel.
 class PackedInt8A {
  public:
   static constexpr int64_t kRowPanel = 12;
   PackedInt8A() = default;
   PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero);
-  bool empty() const { return words_.empty(); }
+  bool empty() const { return words_.empty(); }  // no quad form
+  // The pair form: [panel][pair][pair_rows] words, or empty.
+  const std::vector<int32_t>& pair_words() const { return pair_words_; }
+  int64_t pair_rows() const { return pair_rows_; }
   int64_t m() const { return m_; }
   int64_t k() const { return k_; }
   // Rows from `row` on (a multiple of kRowPanel).
@@ -96,8 +100,9 @@ class PackedInt8A {
   }
 
  private:
-  int64_t m_ = 0, k_ = 0, steps_ = 0;
+  int64_t m_ = 0, k_ = 0, steps_ = 0, pair_rows_ = 0;
   std::vector<uint32_t> words_, za_, centered_;
+  std::vector<int32_t> pair_words_;
 };
 
 // Requantization of the product's rows, QLinearConv's last step:
