@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "support/simd_targets.h"
+#include "tessera/providers/cpu/simd_int32.h"
 #include "tessera/base/thread_pool.h"
 
 namespace tessera::cpu {
@@ -62,14 +64,15 @@ class VnniChoices : public testing::TestWithParam<int> {
   void TearDown() override { SetInt8GemmVnniForTest(-1); }
 };
 
+const Shape3 kShapes[] = {{1, 1, 1},   {1, 40, 257}, {5, 16, 3},  {6, 17, 256}, {7, 33, 513},
+                          {13, 48, 64}, {25, 5, 31},  {200, 20, 40}, {9, 32, 1030}};
+
 TEST_P(VnniChoices, MatchesTheExactIntegerProductOnEveryTarget) {
-  const Shape3 shapes[] = {{1, 1, 1}, {1, 40, 257}, {5, 16, 3}, {6, 17, 256}, {7, 33, 513},
-                           {13, 48, 64}, {25, 5, 31}, {200, 20, 40}};
   test::OnEverySimdTarget([&] {
     for (bool a_signed : {false, true})
       for (bool b_signed : {false, true})
         for (bool extremes : {false, true})
-          for (const Shape3& s : shapes) {
+          for (const Shape3& s : kShapes) {
             SCOPED_TRACE(testing::Message() << (a_signed ? "s8" : "u8") << (b_signed ? "s8" : "u8") << " " << s.m
                                             << "x" << s.n << "x" << s.k << (extremes ? " at the range ends" : ""));
             const Operand a = Make(a_signed, static_cast<size_t>(s.m * s.k), 1, extremes);
@@ -185,6 +188,90 @@ TEST(Int8Gemm, WeightsPackedUnderOneTargetRunUnderAnother) {
     Int8GemmS32(m, 0, n, false, a.bytes.data(), k, {za.data(), false}, packed, c.data(), n, nullptr, packed_a.get());
     EXPECT_EQ(c, want);
   });
+}
+
+// The byte-quad form (int8_gemm_maddubs.h), forced on every target: A
+// packed once (its saturating weight pairs split), or not packed (the
+// product packs it), with the range ends where vpmaddubsw would saturate.
+class ByteQuads : public testing::Test {
+ protected:
+  void SetUp() override {
+    SetInt8GemmVnniForTest(0);
+    SetInt8GemmByteQuadsForTest(1);
+  }
+  void TearDown() override {
+    SetInt8GemmVnniForTest(-1);
+    SetInt8GemmByteQuadsForTest(-1);
+  }
+};
+
+TEST_F(ByteQuads, MatchesTheExactIntegerProductOnEveryTarget) {
+  test::OnEverySimdTarget([&] {
+    for (bool a_signed : {false, true})
+      for (bool b_signed : {false, true})
+        for (bool extremes : {false, true})
+          for (const Shape3& s : kShapes) {
+            SCOPED_TRACE(testing::Message() << (a_signed ? "s8" : "u8") << (b_signed ? "s8" : "u8") << " " << s.m
+                                            << "x" << s.n << "x" << s.k << (extremes ? " at the range ends" : ""));
+            const Operand a = Make(a_signed, static_cast<size_t>(s.m * s.k), 21, extremes);
+            const Operand b = Make(b_signed, static_cast<size_t>(s.k * s.n), 22, extremes);
+            std::vector<int32_t> za(static_cast<size_t>(s.m)), zb(static_cast<size_t>(s.n));
+            for (size_t i = 0; i < za.size(); ++i) za[i] = a_signed ? (i % 2 ? 127 : -128) : (i % 2 ? 255 : 0);
+            for (size_t j = 0; j < zb.size(); ++j) zb[j] = b_signed ? (j % 3 ? -128 : 5) : (j % 3 ? 255 : 7);
+            const PackedInt8A packed_a(a_signed, s.m, s.k, a.bytes.data(), s.k, {za.data(), true});
+            ASSERT_NE(packed_a.byte_quads(), nullptr);
+            PackedInt8B packed;
+            packed.Repack(b_signed, s.k, s.n, b.bytes.data(), s.n, {zb.data(), true}, nullptr, &packed_a);
+            ASSERT_TRUE(packed.byte_quads());
+            const std::vector<int32_t> want = Reference(s.m, s.n, s.k, a, za, b, zb);
+            for (bool a_packed : {true, false}) {
+              std::vector<int32_t> c(static_cast<size_t>(s.m * s.n), -7);
+              Int8GemmS32(s.m, 0, s.n, a_signed, a.bytes.data(), s.k, {za.data(), true}, packed, c.data(), s.n,
+                          nullptr, a_packed ? &packed_a : nullptr);
+              EXPECT_EQ(c, want) << (a_packed ? "A packed once" : "A packed by the product");
+            }
+          }
+  });
+}
+
+// Requantized in each form's store: bytes as RequantizeOne gives them from
+// the exact sums, scales that put many sums on half steps (the float lanes
+// must defer to the double formula there), K past one k-block, partial
+// panels and tiles, int8 and uint8 out.
+TEST(Int8Gemm, RequantizesInTheStoreAsTheDoubleFormula) {
+  const int64_t m = 7, n = 37, k = 600;
+  const Operand a = Make(true, static_cast<size_t>(m * k), 31, false), b = Make(false, static_cast<size_t>(k * n), 32, false);
+  const std::vector<int32_t> za = {0}, zb = {128};
+  const std::vector<int32_t> sums = Reference(m, n, k, a, za, b, zb);
+  std::vector<int32_t> bias(static_cast<size_t>(m));
+  std::vector<double> scale(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    bias[static_cast<size_t>(i)] = static_cast<int32_t>(i * 301 - 900);
+    scale[static_cast<size_t>(i)] = i % 2 ? 0.5 / 64 : 1.0 / (300.0 + static_cast<double>(i));  // 2^-7: half steps
+  }
+  for (const auto& [vnni, byte_quads] : {std::pair{-1, -1}, std::pair{0, 0}, std::pair{0, 1}}) {
+    SetInt8GemmVnniForTest(vnni);
+    SetInt8GemmByteQuadsForTest(byte_quads);
+    const PackedInt8A packed_a(true, m, k, a.bytes.data(), k, {za.data(), false});
+    PackedInt8B packed;
+    packed.Repack(false, k, n, b.bytes.data(), n, {zb.data(), false}, nullptr, &packed_a);
+    for (bool out_signed : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "vnni " << vnni << ", byte quads " << byte_quads << (out_signed ? ", s8" : ", u8"));
+      const int32_t zero = out_signed ? -5 : 120;
+      std::vector<uint8_t> got(static_cast<size_t>(m * n), 0), want(got.size());
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          want[static_cast<size_t>(i * n + j)] = RequantizeOne(sums[static_cast<size_t>(i * n + j)],
+                                                               bias[static_cast<size_t>(i)],
+                                                               scale[static_cast<size_t>(i)], zero, out_signed);
+      const Int8Requant rq{bias.data(), scale.data(), zero, out_signed, got.data(), n};
+      std::vector<int32_t> scratch(static_cast<size_t>(m * n));
+      Int8GemmS32(m, 0, n, true, a.bytes.data(), k, {za.data(), false}, packed, scratch.data(), n, &rq, &packed_a);
+      EXPECT_EQ(got, want);
+    }
+  }
+  SetInt8GemmVnniForTest(-1);
+  SetInt8GemmByteQuadsForTest(-1);
 }
 
 TEST(Int8Gemm, EmptyKGivesZeros) {

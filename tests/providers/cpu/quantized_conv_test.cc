@@ -86,6 +86,29 @@ void CheckConvInteger(const Geometry& g, bool constant_w, int threads) {
       .Run();
 }
 
+// The GEMM's packed forms, each forced in turn where the CPU would pick
+// another: what the CPU picks, pairs (vpmaddwd), byte quads (vpmaddubsw
+// with split pairs; a portable loop below AVX2).
+struct Int8Form {
+  const char* name;
+  int vnni, byte_quads;
+};
+constexpr Int8Form kInt8Forms[] = {{"the CPU's form", -1, -1}, {"pairs", 0, 0}, {"byte quads", 0, 1}};
+
+class ScopedInt8Form {
+ public:
+  explicit ScopedInt8Form(const Int8Form& f) {
+    cpu::SetInt8GemmVnniForTest(f.vnni);
+    cpu::SetInt8GemmByteQuadsForTest(f.byte_quads);
+  }
+  ~ScopedInt8Form() {
+    cpu::SetInt8GemmVnniForTest(-1);
+    cpu::SetInt8GemmByteQuadsForTest(-1);
+  }
+  ScopedInt8Form(const ScopedInt8Form&) = delete;
+  ScopedInt8Form& operator=(const ScopedInt8Form&) = delete;
+};
+
 TEST(QuantizedConv, ConvIntegerIsExactOnTheInt8Path) {
   Geometry dilated;
   dilated.group = 1, dilated.m = 8, dilated.stride = 1, dilated.dil = 2, dilated.pad = 2;
@@ -96,16 +119,19 @@ TEST(QuantizedConv, ConvIntegerIsExactOnTheInt8Path) {
   // ResNet's stem: 7x7, stride 2, pad 3, three channels.
   Geometry stem;
   stem.n = 1, stem.c = 3, stem.group = 1, stem.m = 8, stem.h = 15, stem.w = 13, stem.k = 7, stem.pad = 3;
-  for (const Geometry& g : {Geometry{}, dilated, strided_dilated, stem})
-    for (bool constant_w : {true, false})
-      for (int threads : {1, 2}) {
-        SCOPED_TRACE(testing::Message() << "kernel " << g.k << ", stride " << g.stride << ", group " << g.group
-                                        << ", dilation " << g.dil
-                                        << (constant_w ? ", constant w" : ", w fed") << ", " << threads << " threads");
-        CheckConvInteger<uint8_t, int8_t>(g, constant_w, threads);
-        CheckConvInteger<uint8_t, uint8_t>(g, constant_w, threads);
-        CheckConvInteger<int8_t, int8_t>(g, constant_w, threads);
-      }
+  for (const Int8Form& form : kInt8Forms) {
+    ScopedInt8Form scoped(form);
+    for (const Geometry& g : {Geometry{}, dilated, strided_dilated, stem})
+      for (bool constant_w : {true, false})
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(testing::Message() << "kernel " << g.k << ", stride " << g.stride << ", group " << g.group
+                                          << ", dilation " << g.dil << (constant_w ? ", constant w" : ", w fed")
+                                          << ", " << threads << " threads, " << form.name);
+          CheckConvInteger<uint8_t, int8_t>(g, constant_w, threads);
+          CheckConvInteger<uint8_t, uint8_t>(g, constant_w, threads);
+          CheckConvInteger<int8_t, int8_t>(g, constant_w, threads);
+        }
+  }
 }
 
 TEST(QuantizedConv, DepthwiseConvIntegerIsExact) {
@@ -125,7 +151,7 @@ TEST(QuantizedConv, DepthwiseConvIntegerIsExact) {
 // in the GEMM's store (int8_gemm.h): K within one k-block and past it (the
 // earlier blocks' sums kept in the scratch), depthwise, a product split by
 // rows, int8 and uint8 outputs, weights constant (packed once) or fed, on
-// both packed forms (quads, then pairs, on a VNNI CPU), at 1 and 2 threads.
+// each packed form (kInt8Forms), at 1 and 2 threads.
 template <typename Y>
 void CheckQLinearConv(const Geometry& g, bool constant_w, int threads) {
   const auto x = RandomBytes<uint8_t>(g.n * g.c * g.h * g.w, 3);
@@ -183,19 +209,18 @@ TEST(QuantizedConv, QLinearConvRequantizesPerChannel) {
   // product splits by rows, in whole panels of the packed weights.
   Geometry tall;
   tall.n = 1, tall.c = 144, tall.group = 1, tall.m = 52, tall.h = tall.w = 3, tall.stride = 1;
-  for (int vnni : {-1, 0}) {
-    cpu::SetInt8GemmVnniForTest(vnni);
+  for (const Int8Form& form : kInt8Forms) {
+    ScopedInt8Form scoped(form);
     for (const Geometry& g : {Geometry{}, deep, depthwise, tall})
       for (bool constant_w : {true, false})
         for (int threads : {1, 2}) {
           SCOPED_TRACE(testing::Message() << "K " << g.c / g.group * g.k * g.k << ", group " << g.group
                                           << (constant_w ? ", constant w" : ", w fed") << ", " << threads
-                                          << " threads" << (vnni ? "" : ", pairs"));
+                                          << " threads, " << form.name);
           CheckQLinearConv<uint8_t>(g, constant_w, threads);
           CheckQLinearConv<int8_t>(g, constant_w, threads);
         }
   }
-  cpu::SetInt8GemmVnniForTest(-1);
 }
 
 }  // namespace

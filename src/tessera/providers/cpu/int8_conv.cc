@@ -185,10 +185,11 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
           const int64_t phase = (ch * st + dy % st) * st + dx % st;
           tap_rows[static_cast<size_t>(r)] = cols.data() + (phase * hq + dy / st) * wq + dx / st;
         }
-        b.RepackRows(x_signed, k, grid, tap_rows.data(), ZeroPoints{&x_zero, false}, pool);
+        b.RepackRows(x_signed, k, grid, tap_rows.data(), ZeroPoints{&x_zero, false}, pool, w.packed(g));
       } else {
         if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
-        b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool);
+        b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool,
+                 w.packed(g));
       }
       ZeroPoints rows = wz;
       if (rows.per_line) rows.values += g * mg;

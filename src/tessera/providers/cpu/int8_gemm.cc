@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessera/base/thread_pool.h"
+#include "tessera/providers/cpu/int8_gemm_maddubs.h"
 #include "tessera/providers/cpu/int8_gemm_quads.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
@@ -44,6 +45,11 @@ inline int32_t ByteAt(bool is_signed, const void* base, int64_t i) {
 // Whether AVX512_VNNI CPUs pack quads for vpdpbusd (int8_gemm.h
 // SetInt8GemmVnniForTest): -1 follows the CPU, 0 keeps pairs.
 inline int& VnniChoice() {
+  static int choice = -1;
+  return choice;
+}
+// The same for the byte-quad form (SetInt8GemmByteQuadsForTest).
+inline int& ByteQuadsChoice() {
   static int choice = -1;
   return choice;
 }
@@ -221,6 +227,16 @@ constexpr std::array<KernelFn, sizeof...(kIs)> KernelTable(std::index_sequence<k
   return {&KernelRows<static_cast<int64_t>(kIs) + 1>...};
 }
 
+// The byte-quad form is packed where AVX2 is the best target, and its
+// vpmaddubsw kernel runs under any target from AVX2 up.
+#if HWY_ARCH_X86
+bool BestIsAvx2() { return HWY_TARGET == HWY_AVX2; }
+bool RunsAvx2() { return HWY_TARGET <= HWY_AVX2; }
+#else
+bool BestIsAvx2() { return false; }
+bool RunsAvx2() { return false; }
+#endif
+
 #if HWY_TARGET == HWY_AVX3
 bool HasVnni() {
   static const bool has = __builtin_cpu_supports("avx512vnni");
@@ -278,6 +294,8 @@ namespace int8_gemm_detail {
 HWY_EXPORT(Gemm);
 HWY_EXPORT(HasVnni);
 HWY_EXPORT(PairTileRows);
+HWY_EXPORT(BestIsAvx2);
+HWY_EXPORT(RunsAvx2);
 HWY_EXPORT(PackWholeAPairs);
 }  // namespace int8_gemm_detail
 using namespace int8_gemm_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
@@ -348,19 +366,20 @@ PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, in
 }
 
 void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
-                         ThreadPool* pool) {
+                         ThreadPool* pool, const PackedInt8A* a_side) {
   std::vector<const uint8_t*> rows(static_cast<size_t>(k));
   for (int64_t kk = 0; kk < k; ++kk) rows[static_cast<size_t>(kk)] = static_cast<const uint8_t*>(b) + kk * ldb;
-  RepackRows(is_signed, k, n, rows.data(), zero, pool);
+  RepackRows(is_signed, k, n, rows.data(), zero, pool, a_side);
 }
 
 void PackedInt8B::RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
-                             ThreadPool* pool) {
+                             ThreadPool* pool, const PackedInt8A* a_side) {
   k_ = k, n_ = n, pairs_ = (k + 1) / 2;
-  quads_ = PackQuads();
-  if (quads_) {
+  byte_quads_ = a_side != nullptr && a_side->byte_quads() != nullptr;
+  quads_ = !byte_quads_ && PackQuads();
+  if (quads_ || byte_quads_) {
     quads4_ = (k + 3) / 4;
-    int8_quads::Pack(is_signed, k, n, rows, zero, quads4_, quad_, colsum_, zero_, pool);
+    int8_quads::Pack(is_signed, byte_quads_, k, n, rows, zero, quads4_, quad_, colsum_, zero_, pool);
     return;
   }
   const int64_t panels = (n + kPanel - 1) / kPanel;
@@ -386,6 +405,10 @@ PackedInt8A::PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, in
   if (m <= 0 || k <= 0) return;
   if (Int8GemmUsesVnni()) {
     int8_quads::PackWholeA(is_signed, m, k, a, lda, zero, words_, za_, centered_);
+  } else if (Int8GemmUsesByteQuads()) {
+    auto packed = std::make_shared<int8_maddubs::PackedA>();
+    int8_maddubs::PackA(is_signed, m, k, a, lda, zero, *packed);
+    byte_quads_ = std::move(packed);
   } else {
     pair_rows_ = HWY_DYNAMIC_DISPATCH(PairTileRows)();
     HWY_DYNAMIC_DISPATCH(PackWholeAPairs)(is_signed, m, k, a, lda, zero, pair_words_);
@@ -404,6 +427,19 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
     const bool use_packed = packed_a != nullptr && !packed_a->empty() && packed_a->k() == b.k();
     return int8_quads::Gemm(HWY_DYNAMIC_DISPATCH(HasVnni)(), m, j_begin, j_end, a_signed, a, lda, a_zero, b, c, ldc,
                             requant, use_packed ? packed_a->Rows(packed_row) : PackedInt8A::View{});
+  } else if (b.byte_quads()) {
+    // A packed at creation, or now (a product whose A was not packed, or
+    // rows that do not start a packed panel).
+    const int8_maddubs::PackedA* packed = packed_a != nullptr ? packed_a->byte_quads() : nullptr;
+    int64_t row0 = packed_row;
+    if (packed == nullptr || packed->k != b.k() || packed_row % int8_maddubs::kRows != 0) {
+      thread_local int8_maddubs::PackedA own;
+      int8_maddubs::PackA(a_signed, m, b.k(), a, lda, a_zero, own);
+      packed = &own;
+      row0 = 0;
+    }
+    // Its kernels requantize in their store.
+    return int8_maddubs::Gemm(HWY_DYNAMIC_DISPATCH(RunsAvx2)(), m, j_begin, j_end, *packed, row0, b, c, ldc, requant);
   } else {
     // A packed at creation when it was packed for the tile height of the
     // target running now (a test may switch targets in between).
@@ -424,6 +460,14 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
 bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice() != 0; }
 
 void SetInt8GemmVnniForTest(int choice) { VnniChoice() = choice; }
+
+bool Int8GemmUsesByteQuads() {
+  const int choice = ByteQuadsChoice();
+  if (choice >= 0) return choice == 1;
+  return !Int8GemmUsesVnni() && HWY_DYNAMIC_DISPATCH(BestIsAvx2)();
+}
+
+void SetInt8GemmByteQuadsForTest(int choice) { ByteQuadsChoice() = choice; }
 
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
                        const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant,

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace tessera {
@@ -19,6 +20,11 @@ class ThreadPool;
 }
 
 namespace tessera::cpu {
+
+namespace int8_maddubs {
+struct PackedA;
+}
+class PackedInt8A;
 
 // The zero point of an operand: one value, or one per row of A / column of B.
 struct ZeroPoints {
@@ -28,14 +34,17 @@ struct ZeroPoints {
 };
 
 // B [k, n] (row-major, ldb bytes between rows; int8 when is_signed, else
-// uint8), packed once into 16-column panels in one of two forms, chosen
+// uint8), packed once into 16-column panels in one of three forms, chosen
 // when it is packed:
 // - pairs: B less its zero points, as int16 pairs (the exact pair
 //   multiply-add, vpmaddwd, on every target);
 // - quads: B as int8 (less 128 when uint8), four k-values a word, with its
 //   column sums, for AVX512_VNNI's u8 x s8 vpdpbusd (twice the
 //   multiply-adds of a pair instruction); the zero points are applied from
-//   row and column sums after the product, still exactly.
+//   row and column sums after the product, still exactly;
+// - byte quads: B as uint8 (plus 128 when int8) in the same layout, for
+//   AVX2's vpmaddubsw against an A packed for it (int8_gemm_maddubs.h).
+//   Taken when the A it will multiply was packed in that form.
 class PackedInt8B {
  public:
   static constexpr int64_t kPanel = 16;
@@ -44,18 +53,22 @@ class PackedInt8B {
   // Packs another B into this one's storage (a product's activations each
   // run: no allocation, and no page faults, once it has grown).
   // Packing splits over `pool` when given (null: the calling thread).
+  // `a_side`, when given, is the packed A this B will multiply: B takes the
+  // byte-quad form when A was packed in it.
   void Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
-              ThreadPool* pool = nullptr);
+              ThreadPool* pool = nullptr, const PackedInt8A* a_side = nullptr);
   // The same with B's rows anywhere: rows[kk] holds row kk's n bytes (a
   // convolution's taps as slices of one padded image, say).
   void RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
-                  ThreadPool* pool = nullptr);
+                  ThreadPool* pool = nullptr, const PackedInt8A* a_side = nullptr);
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
   bool quads() const { return quads_; }
+  bool byte_quads() const { return byte_quads_; }
   // Pairs: panel p, k-pairs from q on: kPanel words a pair.
   const int32_t* Panel(int64_t p, int64_t q) const { return data_.data() + (p * pairs_ + q) * kPanel; }
-  // Quads: panel p, k-quads from q on: kPanel * 4 bytes a quad.
+  // Quads and byte quads: panel p, k-quads from q on: kPanel * 4 bytes a
+  // quad (uint8 values in the byte-quad form).
   const int8_t* QuadPanel(int64_t p, int64_t q) const { return quad_.data() + ((p * quads4_ + q) * kPanel) * 4; }
   int64_t quad_steps() const { return quads4_; }
   // Quads: per column, the sum over k of the stored values, and the zero
@@ -65,7 +78,7 @@ class PackedInt8B {
 
  private:
   int64_t k_ = 0, n_ = 0, pairs_ = 0, quads4_ = 0;
-  bool quads_ = false;
+  bool quads_ = false, byte_quads_ = false;
   std::vector<int32_t> data_;
   std::vector<int8_t> quad_;
   std::vector<int32_t> colsum_, zero_;
@@ -75,6 +88,8 @@ class PackedInt8B {
 // convolutions have them), so a product need not repack it each run:
 // - where products pack quads (Int8GemmUsesVnni): rows in panels of
 //   kRowPanel with their zero-point terms, for the quad kernel;
+// - where the best target is AVX2 (Int8GemmUsesByteQuads): int8 quads for
+//   vpmaddubsw, with saturating pairs split (int8_gemm_maddubs.h);
 // - otherwise: rows less their zero points as int16 pairs, in panels of
 //   the running target's tile height (pair_rows), for the pair kernel.
 class PackedInt8A {
@@ -86,6 +101,8 @@ class PackedInt8A {
   // The pair form: [panel][pair][pair_rows] words, or empty.
   const std::vector<int32_t>& pair_words() const { return pair_words_; }
   int64_t pair_rows() const { return pair_rows_; }
+  // The byte-quad form, or null.
+  const int8_maddubs::PackedA* byte_quads() const { return byte_quads_.get(); }
   int64_t m() const { return m_; }
   int64_t k() const { return k_; }
   // Rows from `row` on (a multiple of kRowPanel).
@@ -103,6 +120,7 @@ class PackedInt8A {
   int64_t m_ = 0, k_ = 0, steps_ = 0, pair_rows_ = 0;
   std::vector<uint32_t> words_, za_, centered_;
   std::vector<int32_t> pair_words_;
+  std::shared_ptr<const int8_maddubs::PackedA> byte_quads_;
 };
 
 // Requantization of the product's rows, QLinearConv's last step:
@@ -149,5 +167,11 @@ bool Int8GemmUsesVnni();
 // Tests: 0 packs pairs (vpmaddwd) on every CPU; -1 (the default) packs
 // quads for vpdpbusd where the CPU has AVX512_VNNI.
 void SetInt8GemmVnniForTest(int choice);
+// Whether constant A packed now takes the byte-quad form: where the best
+// target is AVX2 and there is no VNNI.
+bool Int8GemmUsesByteQuads();
+// Tests: 0 never packs byte quads, 1 packs them on every target (run by
+// a portable loop below AVX2), -1 (the default) follows the CPU.
+void SetInt8GemmByteQuadsForTest(int choice);
 
 }  // namespace tessera::cpu

@@ -107,7 +107,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) inline void Stor
   bool exact = bias > -kExact && bias < kExact && std::abs(scale) < 1e30;
   if (exact) {
     const __m512i lim = _mm512_set1_epi32(kExact);
-    exact = _mm512_mask_cmpge_epi32_mask(mask, _mm512_abs_epi32(v), lim) == 0;
+    // Unsigned: the absolute value of INT32_MIN is itself.
+    exact = _mm512_mask_cmpge_epu32_mask(mask, _mm512_abs_epi32(v), lim) == 0;
   }
   if (exact) {
     const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(v, _mm512_set1_epi32(bias))), _mm512_set1_ps(fscale));
@@ -215,8 +216,9 @@ constexpr std::array<KernelFn, sizeof...(kIs)> Table(std::index_sequence<kIs...>
 
 }  // namespace
 
-void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, ZeroPoints zero, int64_t quad_steps,
-          std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros, ThreadPool* pool) {
+void Pack(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* b_rows, ZeroPoints zero,
+          int64_t quad_steps, std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros,
+          ThreadPool* pool) {
   const int64_t panels = (n + kPanel - 1) / kPanel;
   // Every byte is written below (padding too), so a buffer reused from an
   // earlier product needs no clearing. Column terms are padded to whole
@@ -224,8 +226,12 @@ void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, Ze
   quad.resize(static_cast<size_t>(panels * quad_steps * kPanel * 4));
   colsum.assign(static_cast<size_t>(panels * kPanel), 0);
   zeros.assign(static_cast<size_t>(panels * kPanel), 0);
-  const uint8_t flip = is_signed ? 0x00 : 0x80;
-  for (int64_t j = 0; j < n; ++j) zeros[static_cast<size_t>(j)] = zero.At(j) - (is_signed ? 0 : 128);
+  // The stored byte is the value's, or its top bit flipped where the
+  // stored type differs (which moves the zero point by 128).
+  const bool flips = is_signed == as_unsigned;
+  const uint8_t flip = flips ? 0x80 : 0x00;
+  const int32_t shift = !flips ? 0 : is_signed ? 128 : -128;
+  for (int64_t j = 0; j < n; ++j) zeros[static_cast<size_t>(j)] = zero.At(j) + shift;
   // Panels are independent: split them over the pool (a product's
   // activations are packed on every run).
   ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
@@ -254,12 +260,12 @@ void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, Ze
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo01, lo23));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), _mm_unpacklo_epi16(hi01, hi23));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), _mm_unpackhi_epi16(hi01, hi23));
-          // The four values of each column, sign-extended (SSE2) and summed
-          // in int16 (at most 4 * 128), then added to its int32 sum.
+          // The four values of each column, widened (SSE2) and summed in
+          // int16 (at most 4 * 255), then added to its int32 sum.
           const __m128i zero = _mm_setzero_si128();
           __m128i lo = zero, hi = zero;
           for (int t = 0; t < 4; ++t) {
-            const __m128i sign = _mm_cmpgt_epi8(zero, r[t]);
+            const __m128i sign = as_unsigned ? zero : _mm_cmpgt_epi8(zero, r[t]);
             lo = _mm_add_epi16(lo, _mm_unpacklo_epi8(r[t], sign));
             hi = _mm_add_epi16(hi, _mm_unpackhi_epi8(r[t], sign));
           }
@@ -275,8 +281,9 @@ void Pack(bool is_signed, int64_t k, int64_t n, const uint8_t* const* b_rows, Ze
         for (int64_t j = 0; j < kPanel; ++j)
           for (int64_t t = 0; t < 4; ++t) {
             const bool there = rows[t] != nullptr && j0 + j < n;
-            out[j * 4 + t] = there ? static_cast<int8_t>(rows[t][j0 + j] ^ flip) : 0;
-            if (there) cs[j0 + j] += out[j * 4 + t];
+            const uint8_t stored = there ? static_cast<uint8_t>(rows[t][j0 + j] ^ flip) : 0;
+            out[j * 4 + t] = static_cast<int8_t>(stored);
+            if (there) cs[j0 + j] += as_unsigned ? int32_t{stored} : int32_t{static_cast<int8_t>(stored)};
           }
       }
     }
