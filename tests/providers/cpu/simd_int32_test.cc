@@ -1,5 +1,5 @@
-// RangeWithZeroF32, PhasePlanesI32, DepthwisePlaneI32 and RequantizeI32 (simd_int32.h) against scalar
-// references on every SIMD target, at lengths around the vector widths:
+// RangeWithZeroF32, PhasePlanes and DepthwisePlane (int32 and float) and
+// RequantizeI32 (simd_int32.h) against scalar references on every SIMD target, at lengths around the vector widths:
 // strided and dilated planes, halves rounded to even, saturation at both
 // ends, per-column scales.
 #include "tessera/providers/cpu/simd_int32.h"
@@ -17,10 +17,34 @@
 namespace tessera::cpu {
 namespace {
 
+// The int32 and the float forms of the two depthwise functions.
+void PhasePlanes(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t, int64_t pad_l,
+                 int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
+  PhasePlanesI32(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
+}
+void PhasePlanes(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t, int64_t pad_l,
+                 int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, float* phases) {
+  PhasePlanesF32(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
+}
+void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                    int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
+  DepthwisePlaneI32(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
+}
+void DepthwisePlane(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                    int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y) {
+  DepthwisePlaneF32(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
+}
+
+template <typename A>
+class SimdDepthwise : public testing::Test {};
+using DepthwiseTypes = testing::Types<int32_t, float>;
+TYPED_TEST_SUITE(SimdDepthwise, DepthwiseTypes);
+
 // Every padded position of every phase against the definition: strides 1
 // to 3, padding on each side (and past the input), widths around the
 // vector lengths, int8 and uint8 bytes.
-TEST(SimdInt32, PhasePlanesHoldTheCenteredPaddedInput) {
+TYPED_TEST(SimdDepthwise, PhasePlanesHoldTheCenteredPaddedInput) {
+  using A = TypeParam;
   test::OnEverySimdTarget([] {
     for (int64_t sw : {1, 2, 3})
       for (int64_t w : {1, 5, 16, 17, 40})
@@ -29,8 +53,8 @@ TEST(SimdInt32, PhasePlanesHoldTheCenteredPaddedInput) {
           const int64_t phase_w = (cols + sw - 1) / sw + 64;
           std::vector<uint8_t> in(static_cast<size_t>(h * w));
           for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + 11);
-          std::vector<int32_t> phases(static_cast<size_t>(sw * rows * phase_w), 12345);
-          PhasePlanesI32(in.data(), h, w, is_signed, 7, pad_t, pad_l, rows, cols, sw, phase_w, phases.data());
+          std::vector<A> phases(static_cast<size_t>(sw * rows * phase_w), A{12345});
+          PhasePlanes(in.data(), h, w, is_signed, 7, pad_t, pad_l, rows, cols, sw, phase_w, phases.data());
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) {
               const int64_t iy = r - pad_t, ix = c - pad_l;
@@ -39,7 +63,7 @@ TEST(SimdInt32, PhasePlanesHoldTheCenteredPaddedInput) {
                 const uint8_t byte = in[static_cast<size_t>(iy * w + ix)];
                 want = (is_signed ? int32_t{static_cast<int8_t>(byte)} : int32_t{byte}) - 7;
               }
-              ASSERT_EQ(phases[static_cast<size_t>(((c % sw) * rows + r) * phase_w + c / sw)], want)
+              ASSERT_EQ(phases[static_cast<size_t>(((c % sw) * rows + r) * phase_w + c / sw)], static_cast<A>(want))
                   << "stride " << sw << " width " << w << (is_signed ? " int8" : " uint8") << " at " << r << "," << c;
             }
         }
@@ -47,35 +71,49 @@ TEST(SimdInt32, PhasePlanesHoldTheCenteredPaddedInput) {
 }
 
 // A plane against direct sums: strides 1 to 3, dilation, taps of both
-// signs at the range ends, outputs on and off the vector length.
-TEST(SimdInt32, DepthwisePlaneMatchesDirectSums) {
-  test::OnEverySimdTarget([] {
-    for (int64_t sw : {1, 2, 3})
-      for (int64_t dil : {1, 2})
-        for (int64_t ow : {1, 7, 16, 19, 40}) {
-          const int64_t kh = 3, kw = 3, sh = sw, oh = 4;
-          const int64_t rows = (oh - 1) * sh + (kh - 1) * dil + 1, cols = (ow - 1) * sw + (kw - 1) * dil + 1;
-          const int64_t phase_w = (cols + sw - 1) / sw + 64;
-          std::vector<int32_t> padded(static_cast<size_t>(rows * cols));
-          for (size_t i = 0; i < padded.size(); ++i) padded[i] = static_cast<int32_t>((i * 7919) % 511) - 255;
-          std::vector<int32_t> phases(static_cast<size_t>(sw * rows * phase_w), 0);
-          for (int64_t r = 0; r < rows; ++r)
-            for (int64_t c = 0; c < cols; ++c)
-              phases[static_cast<size_t>(((c % sw) * rows + r) * phase_w + c / sw)] = padded[static_cast<size_t>(r * cols + c)];
-          const std::vector<int32_t> taps = {-255, 255, 3, -1, 0, 254, -128, 127, 9};
-          std::vector<int32_t> y(static_cast<size_t>(oh * ow), -7);
-          DepthwisePlaneI32(phases.data(), rows, phase_w, sh, sw, dil, dil, kh, kw, taps.data(), oh, ow, y.data());
-          for (int64_t oy = 0; oy < oh; ++oy)
-            for (int64_t ox = 0; ox < ow; ++ox) {
-              int64_t want = 0;
-              for (int64_t ky = 0; ky < kh; ++ky)
-                for (int64_t kx = 0; kx < kw; ++kx)
-                  want += int64_t{taps[static_cast<size_t>(ky * kw + kx)]} *
-                          padded[static_cast<size_t>((oy * sh + ky * dil) * cols + ox * sw + kx * dil)];
-              ASSERT_EQ(y[static_cast<size_t>(oy * ow + ox)], want)
-                  << "stride " << sw << " dilation " << dil << " width " << ow << " at " << oy << "," << ox;
-            }
+// signs at the range ends, outputs on and off the vector length, even and
+// odd row counts; and the float form's largest kernel with every product
+// at its extreme (the sums just below 2^24).
+TYPED_TEST(SimdDepthwise, DepthwisePlaneMatchesDirectSums) {
+  using A = TypeParam;
+  struct Case {
+    int64_t k, sw, dil, ow, oh;
+    bool extreme;
+  };
+  std::vector<Case> cases;
+  for (int64_t sw : {1, 2, 3})
+    for (int64_t dil : {1, 2})
+      for (int64_t ow : {1, 7, 16, 19, 40})
+        for (int64_t oh : {4, 5}) cases.push_back({3, sw, dil, ow, oh, false});
+  cases.push_back({16, 1, 1, 21, 3, true});  // 256 taps <= kDepthwiseF32MaxTaps
+  test::OnEverySimdTarget([&] {
+    for (const Case& t : cases) {
+      const int64_t kh = t.k, kw = t.k, sw = t.sw, sh = sw, dil = t.dil, ow = t.ow, oh = t.oh;
+      const int64_t rows = (oh - 1) * sh + (kh - 1) * dil + 1, cols = (ow - 1) * sw + (kw - 1) * dil + 1;
+      const int64_t phase_w = (cols + sw - 1) / sw + 64;
+      std::vector<int32_t> padded(static_cast<size_t>(rows * cols));
+      for (size_t i = 0; i < padded.size(); ++i)
+        padded[i] = t.extreme ? -255 : static_cast<int32_t>((i * 7919) % 511) - 255;
+      std::vector<A> phases(static_cast<size_t>(sw * rows * phase_w), A{0});
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          phases[static_cast<size_t>(((c % sw) * rows + r) * phase_w + c / sw)] =
+              static_cast<A>(padded[static_cast<size_t>(r * cols + c)]);
+      std::vector<A> taps = {-255, 255, 3, -1, 0, 254, -128, 127, 9};
+      if (t.extreme) taps.assign(static_cast<size_t>(kh * kw), A{-255});
+      std::vector<int32_t> y(static_cast<size_t>(oh * ow), -7);
+      DepthwisePlane(phases.data(), rows, phase_w, sh, sw, dil, dil, kh, kw, taps.data(), oh, ow, y.data());
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          int64_t want = 0;
+          for (int64_t ky = 0; ky < kh; ++ky)
+            for (int64_t kx = 0; kx < kw; ++kx)
+              want += static_cast<int64_t>(taps[static_cast<size_t>(ky * kw + kx)]) *
+                      padded[static_cast<size_t>((oy * sh + ky * dil) * cols + ox * sw + kx * dil)];
+          ASSERT_EQ(y[static_cast<size_t>(oy * ow + ox)], want) << "kernel " << t.k << " stride " << sw << " dilation "
+                                                                << dil << " width " << ow << " at " << oy << "," << ox;
         }
+    }
   });
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/kernel_util.h"
@@ -107,9 +108,11 @@ void PadPhases(const Conv2DShape& s, const uint8_t* plane, int64_t channels, int
 // A depthwise convolution (one input and one output channel a group): per
 // plane, the centered input with its padding as zeros, split into
 // stride_w column phases so each tap is a contiguous row
-// (DepthwisePlaneI32), then requantized while the plane is in cache.
-void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint8_t* x, int32_t x_zero,
-               const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant) {
+// (DepthwisePlaneF32, or in int32 for kernels too large for float to stay
+// exact), then requantized while the plane is in cache.
+template <typename A>
+void DepthwiseAs(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint8_t* x, int32_t x_zero,
+                 const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant) {
   const int64_t taps = s.kh * s.kw, pixels = s.oh * s.ow;
   const ZeroPoints wz = w.zero();
   // The padded input's extent the windows reach.
@@ -117,27 +120,41 @@ void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint
   const int64_t cols = (s.ow - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
   const int64_t phase_w = (cols + s.stride_w - 1) / s.stride_w + 64;
   ParallelFor(pool, s.n * s.c, 1, [&](int64_t p0, int64_t p1) {
-    std::vector<int32_t> wc(static_cast<size_t>(taps));
-    std::vector<int32_t> phases(static_cast<size_t>(s.stride_w * rows * phase_w), 0);
+    std::vector<A> wc(static_cast<size_t>(taps));
+    std::vector<A> phases(static_cast<size_t>(s.stride_w * rows * phase_w), A{0});
     for (int64_t plane = p0; plane < p1; ++plane) {
       const int64_t ch = plane % s.c;
       for (int64_t t = 0; t < taps; ++t) {
         const uint8_t b = w.bytes()[ch * taps + t];
-        wc[static_cast<size_t>(t)] = (w.is_signed() ? int32_t{static_cast<int8_t>(b)} : int32_t{b}) - wz.At(ch);
+        wc[static_cast<size_t>(t)] =
+            static_cast<A>((w.is_signed() ? int32_t{static_cast<int8_t>(b)} : int32_t{b}) - wz.At(ch));
       }
       const uint8_t* in = x + plane * s.h * s.w;
+      int32_t* out = y + plane * pixels;
       // Every value the windows read is written: the input centered, the
       // padding zero.
-      PhasePlanesI32(in, s.h, s.w, x_signed, x_zero, s.pad_t, s.pad_l, rows, cols, s.stride_w, phase_w,
-                     phases.data());
-      int32_t* out = y + plane * pixels;
-      DepthwisePlaneI32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw, wc.data(),
-                        s.oh, s.ow, out);
+      if constexpr (std::is_same_v<A, float>) {
+        PhasePlanesF32(in, s.h, s.w, x_signed, x_zero, s.pad_t, s.pad_l, rows, cols, s.stride_w, phase_w,
+                       phases.data());
+        DepthwisePlaneF32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw,
+                          wc.data(), s.oh, s.ow, out);
+      } else {
+        PhasePlanesI32(in, s.h, s.w, x_signed, x_zero, s.pad_t, s.pad_l, rows, cols, s.stride_w, phase_w,
+                       phases.data());
+        DepthwisePlaneI32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw,
+                          wc.data(), s.oh, s.ow, out);
+      }
       if (requant != nullptr)  // while the plane is in cache
         RequantizeI32(out, pixels, requant->bias ? requant->bias[ch] : 0, requant->scale[ch], nullptr, requant->zero,
                       requant->out_signed, requant->out + plane * pixels);
     }
   });
+}
+
+void Depthwise(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const uint8_t* x, int32_t x_zero,
+               const Int8ConvWeights& w, int32_t* y, const Int8Requant* requant) {
+  if (s.kh * s.kw <= kDepthwiseF32MaxTaps) return DepthwiseAs<float>(pool, s, x_signed, x, x_zero, w, y, requant);
+  DepthwiseAs<int32_t>(pool, s, x_signed, x, x_zero, w, y, requant);
 }
 
 }  // namespace

@@ -49,6 +49,10 @@ struct Strip {
   const uint8_t* bp = nullptr;
   const int32_t* zb = nullptr;      // per column: zb'
   const int32_t* colsum = nullptr;  // per column: sum_k b'
+  // One zb' for every column (a convolution's input): a row whose za' is 0
+  // (symmetric weights) then loses only zb' * centered, one number.
+  bool uniform_zb = false;
+  int32_t zb0 = 0;
   const Int8Requant* requant = nullptr;  // with the last block: bytes out instead of C (columns from j0)
   int64_t j0 = 0;
   int32_t* c = nullptr;  // C at column j0
@@ -118,19 +122,18 @@ TESSERA_AVX2_INLINE __m256i BroadcastWord(uint32_t word) {
   return _mm256_castps_si256(_mm256_set1_ps(bits));
 }
 
-// The lanes of f (rounded: r) below 512 within 1e-4 of a half step.
+// The lanes of f (rounded: r) within 1e-4 of a half step.
 TESSERA_AVX2_INLINE __m256 NearHalfStep(__m256 f, __m256 r) {
-  const __m256 sign = _mm256_set1_ps(-0.0f);
-  const __m256 off = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(f, r)), _mm256_set1_ps(0.5f)));
-  return _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, f), _mm256_set1_ps(512.f), _CMP_LT_OQ),
-                       _mm256_cmp_ps(off, _mm256_set1_ps(1e-4f), _CMP_LT_OQ));
+  return _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(f, r)), _mm256_set1_ps(0.5f - 1e-4f),
+                       _CMP_GT_OQ);
 }
 
-// Row i's 16 finished sums requantized in float lanes, where float gives
-// the double formula's result (RequantizeOne): sums and bias within 2^23
-// (exact in float), and no lane within 1e-4 of a half step below 512 (the
-// float product is then within 6e-5 of the exact one, and past 512 every
-// zero point saturates alike). False leaves the row to the caller.
+// Row i's 16 finished sums requantized in float lanes where float gives
+// the double formula's result (RequantizeOne): sums and bias
+// within 2^23 (exact in float), and no lane within 1e-4 of a half step (the
+// float product is within 6e-5 of the exact one below 512; past it every
+// zero point saturates alike, so the check is only stricter there). False
+// leaves the row to the caller.
 TESSERA_AVX2_INLINE bool StoreRequantizedAvx2(const Strip& s, int64_t i, __m256i lo, __m256i hi) {
   constexpr int32_t kExact = 1 << 23;
   const Int8Requant& rq = *s.requant;
@@ -165,13 +168,18 @@ TESSERA_AVX2_INLINE void StoreRowAvx2(const Strip& s, int64_t i, __m256i lo, __m
   if (s.last) {
     const size_t row = static_cast<size_t>(s.row0 + i);
     const __m256i cen = _mm256_set1_epi32(static_cast<int32_t>(s.a->centered[row]));
-    const __m256i za = _mm256_set1_epi32(static_cast<int32_t>(s.a->za[row]));
-    const auto* zb = reinterpret_cast<const __m256i*>(s.zb);
-    const auto* cs = reinterpret_cast<const __m256i*>(s.colsum);
-    lo = _mm256_sub_epi32(lo, _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(zb), cen),
-                                               _mm256_mullo_epi32(za, _mm256_loadu_si256(cs))));
-    hi = _mm256_sub_epi32(hi, _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(zb + 1), cen),
-                                               _mm256_mullo_epi32(za, _mm256_loadu_si256(cs + 1))));
+    if (s.uniform_zb && s.a->za[row] == 0) {
+      const __m256i shift = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(s.zb0) * s.a->centered[row]));
+      lo = _mm256_sub_epi32(lo, shift), hi = _mm256_sub_epi32(hi, shift);
+    } else {
+      const __m256i za = _mm256_set1_epi32(static_cast<int32_t>(s.a->za[row]));
+      const auto* zb = reinterpret_cast<const __m256i*>(s.zb);
+      const auto* cs = reinterpret_cast<const __m256i*>(s.colsum);
+      lo = _mm256_sub_epi32(lo, _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(zb), cen),
+                                                 _mm256_mullo_epi32(za, _mm256_loadu_si256(cs))));
+      hi = _mm256_sub_epi32(hi, _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256(zb + 1), cen),
+                                                 _mm256_mullo_epi32(za, _mm256_loadu_si256(cs + 1))));
+    }
   }
   bool accumulate = s.accumulate;
   if (s.cols == kPanel) {
@@ -293,6 +301,9 @@ void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a
 #endif
   Strip s;
   s.a = &a, s.row0 = row0, s.ldc = ldc;
+  const int32_t* zb = b.column_zeros();
+  s.zb0 = j_end > j_begin ? zb[j_begin] : 0;
+  s.uniform_zb = std::all_of(zb + j_begin, zb + j_end, [&](int32_t z) { return z == s.zb0; });
   for (int64_t q0 = 0, block = 0; q0 < a.steps; q0 += kKcQuads, ++block) {
     s.q0 = q0, s.qc = std::min(kKcQuads, a.steps - q0), s.block = block;
     s.accumulate = q0 > 0, s.last = q0 + s.qc >= a.steps;

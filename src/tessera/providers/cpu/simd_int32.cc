@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -36,88 +37,158 @@ void RangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
   *hi = h;
 }
 
-template <typename T>
-void CenterBytes(const T* src, int64_t stride, int64_t n, int32_t zero, int32_t* dst) {
+// Values centered into A: int32_t, or float (exact: |value| <= 255).
+template <typename A, typename T>
+void CenterBytes(const T* src, int64_t stride, int64_t n, int32_t zero, A* dst) {
   const hn::ScalableTag<int32_t> d;
+  const hn::Rebind<A, decltype(d)> da;
   const hn::Rebind<T, decltype(d)> dt;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const auto z = hn::Set(d, zero);
+  const auto store = [&](hn::Vec<decltype(d)> v, A* out) {
+    if constexpr (std::is_same_v<A, float>) {
+      hn::StoreU(hn::ConvertTo(da, v), da, out);
+    } else {
+      hn::StoreU(v, d, out);
+    }
+  };
   int64_t j = 0;
   if (stride == 1) {
-    for (; j + lanes <= n; j += lanes) hn::StoreU(hn::Sub(hn::PromoteTo(d, hn::LoadU(dt, src + j)), z), d, dst + j);
+    for (; j + lanes <= n; j += lanes) store(hn::Sub(hn::PromoteTo(d, hn::LoadU(dt, src + j)), z), dst + j);
   } else if (stride == 2) {
     // Stride 2 reads each pair and keeps its first; the loop stops where
     // the pair of the last value would pass its end.
     for (; j + lanes < n; j += lanes) {
       hn::Vec<decltype(dt)> even, odd;
       hn::LoadInterleaved2(dt, src + 2 * j, even, odd);
-      hn::StoreU(hn::Sub(hn::PromoteTo(d, even), z), d, dst + j);
+      store(hn::Sub(hn::PromoteTo(d, even), z), dst + j);
     }
   }
-  for (; j < n; ++j) dst[j] = int32_t{src[j * stride]} - zero;
+  for (; j < n; ++j) dst[j] = static_cast<A>(int32_t{src[j * stride]} - zero);
 }
 
-template <typename T>
+template <typename A, typename T>
 void PhasePlanesT(const T* in, int64_t h, int64_t w, int32_t zero, int64_t pad_t, int64_t pad_l, int64_t rows,
-                  int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
+                  int64_t cols, int64_t sw, int64_t phase_w, A* phases) {
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t iy = r - pad_t;
     for (int64_t p = 0; p < sw; ++p) {
-      int32_t* dst = phases + (p * rows + r) * phase_w;
+      A* dst = phases + (p * rows + r) * phase_w;
       const int64_t n = (cols - p + sw - 1) / sw;  // padded columns of this phase
       if (iy < 0 || iy >= h) {
-        std::fill(dst, dst + n, 0);
+        std::fill(dst, dst + n, A{0});
         continue;
       }
       // Phase columns j whose input column j * sw + p - pad_l is inside.
       const int64_t lo = std::min(n, std::max<int64_t>(0, (pad_l - p + sw - 1) / sw));
       const int64_t hi = std::max(lo, std::min(n, (pad_l + w - p + sw - 1) / sw));
-      std::fill(dst, dst + lo, 0);
+      std::fill(dst, dst + lo, A{0});
       CenterBytes(in + iy * w + lo * sw + p - pad_l, sw, hi - lo, zero, dst + lo);
-      std::fill(dst + hi, dst + n, 0);
+      std::fill(dst + hi, dst + n, A{0});
     }
   }
 }
 
-void PhasePlanes(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t, int64_t pad_l,
-                 int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
+template <typename A>
+void PhasePlanesAs(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t,
+                   int64_t pad_l, int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, A* phases) {
   if (is_signed) {
     PhasePlanesT(reinterpret_cast<const int8_t*>(in), h, w, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
   } else {
     PhasePlanesT(in, h, w, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
   }
 }
+void PhasePlanes(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t, int64_t pad_l,
+                 int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, int32_t* phases) {
+  PhasePlanesAs(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
+}
+void PhasePlanesF(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t, int64_t pad_l,
+                  int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, float* phases) {
+  PhasePlanesAs(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
+}
 
-void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
-                    int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
-  const hn::ScalableTag<int32_t> d;
+// The plane's sums in A: int32 (multiply, add), or float (fused
+// multiply-add, twice the rate, exact while every partial sum stays below
+// 2^24). Four vectors of one output row at a time share each tap's
+// broadcast; the sums are stored as int32.
+template <typename A>
+void DepthwisePlaneT(const A* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                     int64_t kh, int64_t kw, const A* taps, int64_t oh, int64_t ow, int32_t* y) {
+  const hn::ScalableTag<A> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using V = hn::Vec<decltype(d)>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t plane = rows * phase_w;
   HWY_ALIGN int32_t tail[64];
   // Each tap's offset from an output row's first input, computed once: a
   // division per tap and vector cost more than the products.
   const int64_t count = kh * kw;
-  std::vector<int64_t> tap_offset(static_cast<size_t>(count));
+  thread_local std::vector<int64_t> tap_offset;
+  tap_offset.resize(static_cast<size_t>(count));
   for (int64_t ky = 0; ky < kh; ++ky)
     for (int64_t kx = 0; kx < kw; ++kx) {
       const int64_t off = kx * dw;
       tap_offset[static_cast<size_t>(ky * kw + kx)] = (off % sw) * plane + ky * dh * phase_w + off / sw;
     }
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    int32_t* yr = y + oy * ow;
-    const int32_t* row = phases + oy * sh * phase_w;
-    for (int64_t ox = 0; ox < ow; ox += lanes) {
-      auto acc = hn::Zero(d);
-      for (int64_t t = 0; t < count; ++t)
-        acc = hn::Add(acc, hn::Mul(hn::LoadU(d, row + tap_offset[static_cast<size_t>(t)] + ox), hn::Set(d, taps[t])));
-      if (ox + lanes <= ow) {
-        hn::StoreU(acc, d, yr + ox);
-      } else {
-        hn::Store(acc, d, tail);
-        for (int64_t i = 0; i < ow - ox; ++i) yr[ox + i] = tail[i];
+  const auto mul_add = [](V x, V w, V acc) {
+    if constexpr (std::is_same_v<A, float>) {
+      return hn::MulAdd(x, w, acc);
+    } else {
+      return hn::Add(acc, hn::Mul(x, w));
+    }
+  };
+  const auto sums = [&](V acc) {
+    if constexpr (std::is_same_v<A, float>) {
+      return hn::ConvertTo(di, acc);  // whole numbers below 2^24: exact
+    } else {
+      return acc;
+    }
+  };
+  // R rows x C vectors of outputs from (oy, ox): R * C independent sums,
+  // enough to cover the multiply-add's latency at 2 x 4. The last vector
+  // of a row may pass ow: its loads stay inside phase_w, its store stops.
+  const auto block = [&](auto rows_c, auto vecs_c, int64_t oy, int64_t ox) {
+    constexpr int64_t kR = decltype(rows_c)::value, kC = decltype(vecs_c)::value;
+    V acc[kR][kC];
+    for (int64_t r = 0; r < kR; ++r)
+      for (int64_t c = 0; c < kC; ++c) acc[r][c] = hn::Zero(d);
+    for (int64_t t = 0; t < count; ++t) {
+      const V w = hn::Set(d, taps[t]);
+      for (int64_t r = 0; r < kR; ++r) {
+        const A* in = phases + (oy + r) * sh * phase_w + tap_offset[static_cast<size_t>(t)] + ox;
+        for (int64_t c = 0; c < kC; ++c) acc[r][c] = mul_add(hn::LoadU(d, in + c * lanes), w, acc[r][c]);
       }
     }
-  }
+    for (int64_t r = 0; r < kR; ++r)
+      for (int64_t c = 0; c < kC; ++c) {
+        int32_t* out = y + (oy + r) * ow + ox + c * lanes;
+        const int64_t left = ow - ox - c * lanes;
+        if (left >= lanes) {
+          hn::StoreU(sums(acc[r][c]), di, out);
+        } else {
+          hn::Store(sums(acc[r][c]), di, tail);
+          for (int64_t i = 0; i < left; ++i) out[i] = tail[i];
+        }
+      }
+  };
+  const int64_t vecs = (ow + lanes - 1) / lanes;
+  const auto row_blocks = [&](auto rows_c, int64_t oy) {
+    int64_t v = 0;
+    for (; v + 4 <= vecs; v += 4) block(rows_c, std::integral_constant<int64_t, 4>(), oy, v * lanes);
+    if (v + 2 <= vecs) block(rows_c, std::integral_constant<int64_t, 2>(), oy, v * lanes), v += 2;
+    if (v < vecs) block(rows_c, std::integral_constant<int64_t, 1>(), oy, v * lanes);
+  };
+  int64_t oy = 0;
+  for (; oy + 2 <= oh; oy += 2) row_blocks(std::integral_constant<int64_t, 2>(), oy);
+  if (oy < oh) row_blocks(std::integral_constant<int64_t, 1>(), oy);
+}
+void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                    int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
+  DepthwisePlaneT(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
+}
+void DepthwisePlaneF(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                     int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y) {
+  DepthwisePlaneT(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
 }
 
 // out[i] = saturate(round((acc[i] + add) * scale_i) + zero), scale_i =
@@ -172,7 +243,7 @@ void RequantizeOneScale(const int32_t* acc, int64_t n, int32_t add, double scale
   const auto vs = hn::Set(df, fscale), vz = hn::Set(df, static_cast<float>(zero));
   const auto vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
   const auto vadd = hn::Set(di, add);
-  const auto half = hn::Set(df, 0.5f), near = hn::Set(df, 1e-4f), big = hn::Set(df, 512.f);
+  const auto near_half = hn::Set(df, 0.5f - 1e-4f);
   const auto exact_lo = hn::Set(di, -kExact), exact_hi = hn::Set(di, kExact);
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
@@ -180,7 +251,9 @@ void RequantizeOneScale(const int32_t* acc, int64_t n, int32_t add, double scale
     const auto v = hn::Mul(hn::ConvertTo(df, hn::Add(a, vadd)), vs);
     const auto r = hn::Round(v);
     const auto in_range = hn::And(hn::Gt(a, exact_lo), hn::Lt(a, exact_hi));
-    const auto doubt = hn::And(hn::Lt(hn::Abs(hn::Sub(hn::Abs(hn::Sub(v, r)), half)), near), hn::Lt(hn::Abs(v), big));
+    // Within 1e-4 of a half step (checked past 512 too, where it only
+    // costs a fallback: every zero point saturates there).
+    const auto doubt = hn::Gt(hn::Abs(hn::Sub(v, r)), near_half);
     if (!hn::AllTrue(df, hn::AndNot(doubt, hn::RebindMask(df, in_range)))) {
       Requantize(acc + i, lanes, add, scale, nullptr, zero, out + i);
       continue;
@@ -254,6 +327,8 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace int32_detail {
 HWY_EXPORT(DepthwisePlane);
+HWY_EXPORT(DepthwisePlaneF);
+HWY_EXPORT(PhasePlanesF);
 HWY_EXPORT(RangeWithZero);
 HWY_EXPORT(PhasePlanes);
 HWY_EXPORT(RequantizeS8);
@@ -280,6 +355,18 @@ void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int
                        int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y) {
   if (oh > 0 && ow > 0)
     HWY_DYNAMIC_DISPATCH(DepthwisePlane)(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
+}
+
+void PhasePlanesF32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t,
+                    int64_t pad_l, int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, float* phases) {
+  if (rows > 0 && cols > 0)
+    HWY_DYNAMIC_DISPATCH(PhasePlanesF)(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
+}
+
+void DepthwisePlaneF32(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                       int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y) {
+  if (oh > 0 && ow > 0)
+    HWY_DYNAMIC_DISPATCH(DepthwisePlaneF)(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
 }
 
 void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,

@@ -27,6 +27,15 @@ void PhasePlanesI32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int
 void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
                        int64_t dw, int64_t kh, int64_t kw, const int32_t* taps, int64_t oh, int64_t ow, int32_t* y);
 
+// The same two in float, with fused multiply-adds: the values and taps as
+// float (exact), the sums stored as int32. Exact while no sum can reach
+// 2^24: with centered bytes (|x|, |tap| <= 255), kh * kw <= kDepthwiseF32MaxTaps.
+constexpr int64_t kDepthwiseF32MaxTaps = (int64_t{1} << 24) / (255 * 255);
+void PhasePlanesF32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t,
+                    int64_t pad_l, int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, float* phases);
+void DepthwisePlaneF32(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
+                       int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y);
+
 // out[i] = saturate(round((acc[i] + add) * s) + zero) as int8 (out_signed)
 // or uint8, s = per_column[i] when given, else scale; in double, rounding
 // half to even: QLinearConv's and QLinearMatMul's last step. A NaN scale
