@@ -537,7 +537,7 @@ std::vector<TypeInfo> InferTesseraOutputTypes(const InferenceInput& in) {
   auto as_onnx = [&](const char* onnx_op, std::vector<TypeInfo> inputs) {
     return InferAsOnnxOp(in, onnx_op, std::move(inputs), {"activation", "activation_params"}, true);
   };
-  if (op == "Gelu" || op == "LayerNormalization" || op == "RMSNormalization") {
+  if (op == "Gelu" || op == "LayerNormalization" || op == "RMSNormalization" || op == "QLinearSilu") {
     result[0] = x;
   } else if (op == "SkipLayerNormalization") {
     for (auto& r : result) r = x;

@@ -17,6 +17,8 @@ void AppendFusionPasses(std::vector<std::unique_ptr<GraphPass>>& passes) {
   // Sigmoid or LeakyRelu into a float Conv.
   passes.push_back(MakeQdqToQLinearBinary());
   passes.push_back(MakeQdqToQLinearLookup());
+  // After both: the Mul and the Sigmoid it fuses are theirs.
+  passes.push_back(MakeQLinearSiluFusion());
   passes.push_back(MakeQdqToQLinearConcat());
   passes.push_back(MakeQdqToQLinearPool());
   // quantize_dynamic's products (DynamicQuantizeLinear -> MatMulInteger ->

@@ -29,6 +29,7 @@ std::unique_ptr<GraphPass> MakeQdqDataMovement();         // fuse_qdq_data_movem
 std::unique_ptr<GraphPass> MakeQdqToQLinear();            // fuse_qdq_linear.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearBinary();      // fuse_qdq_binary.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearLookup();      // fuse_qdq_lookup.cc
+std::unique_ptr<GraphPass> MakeQLinearSiluFusion();       // fuse_qlinear_silu.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearConcat();      // fuse_qdq_concat.cc
 std::unique_ptr<GraphPass> MakeQdqToQLinearPool();        // fuse_qdq_pool.cc
 std::unique_ptr<GraphPass> MakeDynamicQuantizeMatMulFusion();  // fuse_dynamic_quantize_matmul.cc

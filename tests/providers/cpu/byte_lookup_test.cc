@@ -1,7 +1,7 @@
 // LookupBytes (byte_lookup.h) against table[x[i]]: every index value, every
-// length around the 64-byte vector (the masked tail), on the VBMI path
-// where this machine and the cap allow it and on the plain loop under the
-// ISA matrix's caps.
+// length around the 64- and 32-byte vectors (the tails), on the VBMI path
+// or the AVX2 one where this machine and the cap allow them, and on the
+// plain loop under the ISA matrix's caps.
 #include "tessera/providers/cpu/byte_lookup.h"
 
 #include <cstdint>
@@ -17,7 +17,7 @@ TEST(ByteLookup, MatchesTheTableForEveryIndexAndLength) {
   for (int i = 0; i < 256; ++i) table[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 167 + 29) ^ (i >> 3));
   std::vector<uint8_t> x(600);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 97 + (i >> 2));
-  for (int64_t n : {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 256, 600}) {
+  for (int64_t n : {0, 1, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 200, 256, 600}) {
     std::vector<uint8_t> y(static_cast<size_t>(n) + 1, 0xAB);
     LookupBytes(table.data(), x.data(), n, y.data());
     for (int64_t i = 0; i < n; ++i)
@@ -29,7 +29,7 @@ TEST(ByteLookup, MatchesTheTableForEveryIndexAndLength) {
   for (int i = 0; i < 256; ++i) all[static_cast<size_t>(i)] = static_cast<uint8_t>(255 - i);
   LookupBytes(table.data(), all.data(), 256, out.data());
   for (int i = 0; i < 256; ++i) EXPECT_EQ(out[static_cast<size_t>(i)], table[static_cast<size_t>(255 - i)]) << i;
-  RecordProperty("vbmi", LookupBytesUsesVbmi() ? "yes" : "no");
+  RecordProperty("path", LookupBytesUsesVbmi() ? "vbmi" : LookupBytesUsesAvx2() ? "avx2" : "loop");
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ std::vector<KernelRow> AttentionVariantKernels();   // attention_variants.cc
 std::vector<KernelRow> FusedKernels();              // fused.cc, fused_attention.cc (optimizer output)
 // com.microsoft, opset 1 (ONNX Runtime's quantized contrib ops)
 std::vector<KernelRow> QLinearBinaryKernels();      // qlinear_binary.cc: QLinearAdd, QLinearMul
-std::vector<KernelRow> QLinearLookupKernels();      // qlinear_lookup.cc: QLinearSigmoid, QLinearLeakyRelu
+std::vector<KernelRow> QLinearLookupKernels();      // qlinear_lookup.cc: QLinearSigmoid, QLinearLeakyRelu, QLinearSilu
 std::vector<KernelRow> QLinearConcatKernels();      // qlinear_concat.cc
 std::vector<KernelRow> QLinearPoolKernels();        // qlinear_pool.cc: QLinear(Global)AveragePool
 std::vector<KernelRow> DynamicQuantizeMatMulKernels();  // dynamic_quantize_matmul.cc: and MatMulIntegerToFloat

@@ -73,13 +73,8 @@ class QLinearBinary final : public OpKernel {
     if (b.dtype() != t) ctx.Fail("B has element type ", DataTypeName(b.dtype()), ", A has ", DataTypeName(t));
     const QuantParams pa = ReadQuantParams(ctx, 1, 2, t, "A"), pb = ReadQuantParams(ctx, 4, 5, t, "B"),
                       pc = ReadQuantParams(ctx, 6, 7, t, "C");
-    QLinearBinaryRow row;
-    row.za = pa.zero;
-    row.zb = pb.zero;
-    row.zc = pc.zero;
-    if constexpr (kMul) {
-      row.ka = static_cast<float>(static_cast<double>(pa.scale) * pb.scale / pc.scale);
-    } else {
+    QLinearBinaryRow row = QLinearMulRowParams(pa, pb, pc);
+    if constexpr (!kMul) {
       row.ka = static_cast<float>(static_cast<double>(pa.scale) / pc.scale);
       row.kb = static_cast<float>(static_cast<double>(pb.scale) / pc.scale);
     }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "tessera/ops/kernel.h"
+#include "tessera/providers/cpu/simd_qlinear.h"
 
 namespace tessera::cpu {
 
@@ -44,6 +45,16 @@ inline int32_t QuantizeOne(float v, const QuantParams& p, bool out_signed) {
 // DequantizeLinear of one 8-bit value, in float.
 inline float DequantizeOne(int32_t q, const QuantParams& p) {
   return static_cast<float>(q - p.zero) * p.scale;
+}
+
+// QLinearMul's row parameters for operands at a and b, result at c: the
+// one place the folded scale is rounded, so a table built from the Mul
+// (QLinearSilu) gives the Mul's bytes.
+inline QLinearBinaryRow QLinearMulRowParams(const QuantParams& a, const QuantParams& b, const QuantParams& c) {
+  QLinearBinaryRow row;
+  row.za = a.zero, row.zb = b.zero, row.zc = c.zero;
+  row.ka = static_cast<float>(static_cast<double>(a.scale) * b.scale / c.scale);
+  return row;
 }
 
 // Output byte per input byte (indexed by the input's bit pattern).
