@@ -67,7 +67,19 @@ class VnniChoices : public testing::TestWithParam<int> {
 const Shape3 kShapes[] = {{1, 1, 1},   {1, 40, 257}, {5, 16, 3},  {6, 17, 256}, {7, 33, 513},
                           {13, 48, 64}, {25, 5, 31},  {200, 20, 40}, {9, 32, 1030}};
 
-TEST_P(VnniChoices, MatchesTheExactIntegerProductOnEveryTarget) {
+// One product of the exactness sweep: operands (seeded, or at the range
+// ends) and zero points per row / column at the opposite range end.
+struct Case {
+  Shape3 s;
+  bool a_signed, b_signed;
+  Operand a, b;
+  std::vector<int32_t> za, zb;
+};
+
+// Calls body(case) on every target for every pairing of int8 and uint8
+// operands, random and range-end values, and every shape of kShapes.
+template <typename Body>
+void ForEveryCase(uint32_t seed, const Body& body) {
   test::OnEverySimdTarget([&] {
     for (bool a_signed : {false, true})
       for (bool b_signed : {false, true})
@@ -75,22 +87,27 @@ TEST_P(VnniChoices, MatchesTheExactIntegerProductOnEveryTarget) {
           for (const Shape3& s : kShapes) {
             SCOPED_TRACE(testing::Message() << (a_signed ? "s8" : "u8") << (b_signed ? "s8" : "u8") << " " << s.m
                                             << "x" << s.n << "x" << s.k << (extremes ? " at the range ends" : ""));
-            const Operand a = Make(a_signed, static_cast<size_t>(s.m * s.k), 1, extremes);
-            const Operand b = Make(b_signed, static_cast<size_t>(s.k * s.n), 2, extremes);
-            // Zero points per row / column at the opposite range end, or one.
-            std::vector<int32_t> za(static_cast<size_t>(s.m)), zb(static_cast<size_t>(s.n));
-            for (size_t i = 0; i < za.size(); ++i) za[i] = a_signed ? (i % 2 ? 127 : -128) : (i % 2 ? 255 : 0);
-            for (size_t j = 0; j < zb.size(); ++j) zb[j] = b_signed ? (j % 3 ? -128 : 5) : (j % 3 ? 255 : 7);
-            for (bool per_line : {false, true}) {
-              const std::vector<int32_t> za_used = per_line ? za : std::vector<int32_t>{za.back()};
-              const std::vector<int32_t> zb_used = per_line ? zb : std::vector<int32_t>{zb.front()};
-              PackedInt8B packed(b_signed, s.k, s.n, b.bytes.data(), s.n, {zb_used.data(), per_line});
-              std::vector<int32_t> c(static_cast<size_t>(s.m * s.n), -7);
-              Int8GemmS32(s.m, 0, s.n, a_signed, a.bytes.data(), s.k, {za_used.data(), per_line}, packed, c.data(),
-                          s.n);
-              EXPECT_EQ(c, Reference(s.m, s.n, s.k, a, za_used, b, zb_used)) << (per_line ? "per line" : "one each");
-            }
+            Case c{s, a_signed, b_signed, Make(a_signed, static_cast<size_t>(s.m * s.k), seed, extremes),
+                   Make(b_signed, static_cast<size_t>(s.k * s.n), seed + 1, extremes),
+                   std::vector<int32_t>(static_cast<size_t>(s.m)), std::vector<int32_t>(static_cast<size_t>(s.n))};
+            for (size_t i = 0; i < c.za.size(); ++i) c.za[i] = a_signed ? (i % 2 ? 127 : -128) : (i % 2 ? 255 : 0);
+            for (size_t j = 0; j < c.zb.size(); ++j) c.zb[j] = b_signed ? (j % 3 ? -128 : 5) : (j % 3 ? 255 : 7);
+            body(c);
           }
+  });
+}
+
+TEST_P(VnniChoices, MatchesTheExactIntegerProductOnEveryTarget) {
+  ForEveryCase(1, [](const Case& c) {
+    const Shape3& s = c.s;
+    for (bool per_line : {false, true}) {
+      const std::vector<int32_t> za_used = per_line ? c.za : std::vector<int32_t>{c.za.back()};
+      const std::vector<int32_t> zb_used = per_line ? c.zb : std::vector<int32_t>{c.zb.front()};
+      PackedInt8B packed(c.b_signed, s.k, s.n, c.b.bytes.data(), s.n, {zb_used.data(), per_line});
+      std::vector<int32_t> out(static_cast<size_t>(s.m * s.n), -7);
+      Int8GemmS32(s.m, 0, s.n, c.a_signed, c.a.bytes.data(), s.k, {za_used.data(), per_line}, packed, out.data(), s.n);
+      EXPECT_EQ(out, Reference(s.m, s.n, s.k, c.a, za_used, c.b, zb_used)) << (per_line ? "per line" : "one each");
+    }
   });
 }
 
@@ -206,31 +223,20 @@ class ByteQuads : public testing::Test {
 };
 
 TEST_F(ByteQuads, MatchesTheExactIntegerProductOnEveryTarget) {
-  test::OnEverySimdTarget([&] {
-    for (bool a_signed : {false, true})
-      for (bool b_signed : {false, true})
-        for (bool extremes : {false, true})
-          for (const Shape3& s : kShapes) {
-            SCOPED_TRACE(testing::Message() << (a_signed ? "s8" : "u8") << (b_signed ? "s8" : "u8") << " " << s.m
-                                            << "x" << s.n << "x" << s.k << (extremes ? " at the range ends" : ""));
-            const Operand a = Make(a_signed, static_cast<size_t>(s.m * s.k), 21, extremes);
-            const Operand b = Make(b_signed, static_cast<size_t>(s.k * s.n), 22, extremes);
-            std::vector<int32_t> za(static_cast<size_t>(s.m)), zb(static_cast<size_t>(s.n));
-            for (size_t i = 0; i < za.size(); ++i) za[i] = a_signed ? (i % 2 ? 127 : -128) : (i % 2 ? 255 : 0);
-            for (size_t j = 0; j < zb.size(); ++j) zb[j] = b_signed ? (j % 3 ? -128 : 5) : (j % 3 ? 255 : 7);
-            const PackedInt8A packed_a(a_signed, s.m, s.k, a.bytes.data(), s.k, {za.data(), true});
-            ASSERT_NE(packed_a.byte_quads(), nullptr);
-            PackedInt8B packed;
-            packed.Repack(b_signed, s.k, s.n, b.bytes.data(), s.n, {zb.data(), true}, nullptr, &packed_a);
-            ASSERT_TRUE(packed.byte_quads());
-            const std::vector<int32_t> want = Reference(s.m, s.n, s.k, a, za, b, zb);
-            for (bool a_packed : {true, false}) {
-              std::vector<int32_t> c(static_cast<size_t>(s.m * s.n), -7);
-              Int8GemmS32(s.m, 0, s.n, a_signed, a.bytes.data(), s.k, {za.data(), true}, packed, c.data(), s.n,
-                          nullptr, a_packed ? &packed_a : nullptr);
-              EXPECT_EQ(c, want) << (a_packed ? "A packed once" : "A packed by the product");
-            }
-          }
+  ForEveryCase(21, [](const Case& c) {
+    const Shape3& s = c.s;
+    const PackedInt8A packed_a(c.a_signed, s.m, s.k, c.a.bytes.data(), s.k, {c.za.data(), true});
+    ASSERT_NE(packed_a.byte_quads(), nullptr);
+    PackedInt8B packed;
+    packed.Repack(c.b_signed, s.k, s.n, c.b.bytes.data(), s.n, {c.zb.data(), true}, nullptr, &packed_a);
+    ASSERT_TRUE(packed.byte_quads());
+    const std::vector<int32_t> want = Reference(s.m, s.n, s.k, c.a, c.za, c.b, c.zb);
+    for (bool a_packed : {true, false}) {
+      std::vector<int32_t> out(static_cast<size_t>(s.m * s.n), -7);
+      Int8GemmS32(s.m, 0, s.n, c.a_signed, c.a.bytes.data(), s.k, {c.za.data(), true}, packed, out.data(), s.n,
+                  nullptr, a_packed ? &packed_a : nullptr);
+      EXPECT_EQ(out, want) << (a_packed ? "A packed once" : "A packed by the product");
+    }
   });
 }
 

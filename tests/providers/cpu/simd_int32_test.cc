@@ -1,7 +1,7 @@
 // RangeWithZeroF32, PhasePlanes and DepthwisePlane (int32 and float) and
 // RequantizeI32 (simd_int32.h) against scalar references on every SIMD
-// target, at lengths around the vector widths: strided and dilated planes, halves rounded to even, saturation at both
-// ends, per-column scales.
+// target, at lengths around the vector widths: strided and dilated planes,
+// halves rounded to even, saturation at both ends, per-column scales.
 #include "tessera/providers/cpu/simd_int32.h"
 
 #include <algorithm>
