@@ -18,10 +18,6 @@ namespace {
 
 constexpr const char* kPass = "QLinearSiluFusion";
 
-bool IsMicrosoftOp(const FusionGraph& fg, int i, const char* op) {
-  return fg.live(i) && fg.node(i).domain == kMicrosoftDomain && fg.node(i).op_type == op;
-}
-
 // The two inputs name the same scale or zero point: the same value, both
 // absent (a zero point of 0), or constants of one value.
 bool SameParameter(const FusionGraph& fg, const std::string& a, const std::string& b) {
@@ -44,7 +40,7 @@ class QLinearSiluFusion final : public GraphPass {
     FusionGraph fg(graph, outer, ctx, providers());
     int fused = 0;
     for (int i = 0; i < static_cast<int>(fg.size()); ++i) {
-      if (!IsMicrosoftOp(fg, i, "QLinearMul") || !fg.OnTarget(i)) continue;
+      if (!fg.Is(i, kMicrosoftDomain, "QLinearMul") || !fg.OnTarget(i)) continue;
       const Node mul = fg.node(i);
       if (mul.inputs.size() < 7) continue;
       const auto input = [&](size_t k) { return k < mul.inputs.size() ? mul.inputs[k] : std::string(); };

@@ -11,10 +11,12 @@ FusionGraph::FusionGraph(Graph& graph, const std::vector<std::string>& outer_sco
                          std::vector<std::string> providers)
     : editor_(graph, outer_scope), ctx_(ctx), providers_(std::move(providers)), outer_scope_(outer_scope) {}
 
-bool FusionGraph::Is(int i, const char* op_type) const {
+bool FusionGraph::Is(int i, const char* op_type) const { return Is(i, kOnnxDomain, op_type); }
+
+bool FusionGraph::Is(int i, const char* domain, const char* op_type) const {
   if (!live(i)) return false;
   const Node& n = editor_.node(i);
-  return n.op_type == op_type && n.domain == kOnnxDomain;
+  return n.op_type == op_type && n.domain == domain;
 }
 
 int FusionGraph::ProducerOp(const std::string& value, const char* op_type) const {

@@ -39,6 +39,8 @@ class FusionGraph {
   int ProducerOp(const std::string& value, const char* domain, const char* op_type) const;
   // Whether node i is a live ai.onnx `op_type` node.
   bool Is(int i, const char* op_type) const;
+  // Whether node i is a live node of the given domain and op.
+  bool Is(int i, const char* domain, const char* op_type) const;
 
   // The value of `value` when it is a constant: an initializer no feed can
   // override, or the output of a Constant node.

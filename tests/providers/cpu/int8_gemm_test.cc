@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <random>
-#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "support/int8_forms.h"
 #include "support/simd_targets.h"
 #include "tessera/providers/cpu/simd_int32.h"
 #include "tessera/base/thread_pool.h"
@@ -210,19 +210,8 @@ TEST(Int8Gemm, WeightsPackedUnderOneTargetRunUnderAnother) {
 // The byte-quad form (int8_gemm_maddubs.h), forced on every target: A
 // packed once (its saturating weight pairs split), or not packed (the
 // product packs it), with the range ends where vpmaddubsw would saturate.
-class ByteQuads : public testing::Test {
- protected:
-  void SetUp() override {
-    SetInt8GemmVnniForTest(0);
-    SetInt8GemmByteQuadsForTest(1);
-  }
-  void TearDown() override {
-    SetInt8GemmVnniForTest(-1);
-    SetInt8GemmByteQuadsForTest(-1);
-  }
-};
-
-TEST_F(ByteQuads, MatchesTheExactIntegerProductOnEveryTarget) {
+TEST(ByteQuads, MatchesTheExactIntegerProductOnEveryTarget) {
+  const test::ScopedInt8Form byte_quads(test::kByteQuadsForm);
   ForEveryCase(21, [](const Case& c) {
     const Shape3& s = c.s;
     const PackedInt8A packed_a(c.a_signed, s.m, s.k, c.a.bytes.data(), s.k, {c.za.data(), true});
@@ -255,14 +244,13 @@ TEST(Int8Gemm, RequantizesInTheStoreAsTheDoubleFormula) {
     bias[static_cast<size_t>(i)] = static_cast<int32_t>(i * 301 - 900);
     scale[static_cast<size_t>(i)] = i % 2 ? 0.5 / 64 : 1.0 / (300.0 + static_cast<double>(i));  // 2^-7: half steps
   }
-  for (const auto& [vnni, byte_quads] : {std::pair{-1, -1}, std::pair{0, 0}, std::pair{0, 1}}) {
-    SetInt8GemmVnniForTest(vnni);
-    SetInt8GemmByteQuadsForTest(byte_quads);
+  for (const test::Int8Form& form : test::kInt8Forms) {
+    const test::ScopedInt8Form scoped(form);
     const PackedInt8A packed_a(true, m, k, a.bytes.data(), k, {za.data(), false});
     PackedInt8B packed;
     packed.Repack(false, k, n, b.bytes.data(), n, {zb.data(), false}, nullptr, &packed_a);
     for (bool out_signed : {false, true}) {
-      SCOPED_TRACE(testing::Message() << "vnni " << vnni << ", byte quads " << byte_quads << (out_signed ? ", s8" : ", u8"));
+      SCOPED_TRACE(testing::Message() << form.name << (out_signed ? ", s8" : ", u8"));
       const int32_t zero = out_signed ? -5 : 120;
       std::vector<uint8_t> got(static_cast<size_t>(m * n), 0), want(got.size());
       for (int64_t i = 0; i < m; ++i)
@@ -276,8 +264,6 @@ TEST(Int8Gemm, RequantizesInTheStoreAsTheDoubleFormula) {
       EXPECT_EQ(got, want);
     }
   }
-  SetInt8GemmVnniForTest(-1);
-  SetInt8GemmByteQuadsForTest(-1);
 }
 
 TEST(Int8Gemm, EmptyKGivesZeros) {

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "support/int8_forms.h"
 #include "support/op_test.h"
 #include "tessera/providers/cpu/int8_gemm.h"
 
@@ -85,29 +86,6 @@ void CheckConvInteger(const Geometry& g, bool constant_w, int threads) {
       .Threads(threads)
       .Run();
 }
-
-// The GEMM's packed forms, each forced in turn where the CPU would pick
-// another: what the CPU picks, pairs (vpmaddwd), byte quads (vpmaddubsw
-// with split pairs; a portable loop below AVX2).
-struct Int8Form {
-  const char* name;
-  int vnni, byte_quads;
-};
-constexpr Int8Form kInt8Forms[] = {{"the CPU's form", -1, -1}, {"pairs", 0, 0}, {"byte quads", 0, 1}};
-
-class ScopedInt8Form {
- public:
-  explicit ScopedInt8Form(const Int8Form& f) {
-    cpu::SetInt8GemmVnniForTest(f.vnni);
-    cpu::SetInt8GemmByteQuadsForTest(f.byte_quads);
-  }
-  ~ScopedInt8Form() {
-    cpu::SetInt8GemmVnniForTest(-1);
-    cpu::SetInt8GemmByteQuadsForTest(-1);
-  }
-  ScopedInt8Form(const ScopedInt8Form&) = delete;
-  ScopedInt8Form& operator=(const ScopedInt8Form&) = delete;
-};
 
 TEST(QuantizedConv, ConvIntegerIsExactOnTheInt8Path) {
   Geometry dilated;

@@ -358,9 +358,6 @@ void PackPairs(int64_t k, int64_t n, const uint8_t* const* rows, const int16_t* 
 
 }  // namespace
 
-// Whether products packed now take the quad form (int8_gemm_quads.h).
-bool PackQuads() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice() != 0; }
-
 PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero) {
   Repack(is_signed, k, n, b, ldb, zero);
 }
@@ -376,7 +373,7 @@ void PackedInt8B::RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t
                              ThreadPool* pool, const PackedInt8A* a_side) {
   k_ = k, n_ = n, pairs_ = (k + 1) / 2;
   byte_quads_ = a_side != nullptr && a_side->byte_quads() != nullptr;
-  quads_ = !byte_quads_ && PackQuads();
+  quads_ = !byte_quads_ && Int8GemmUsesVnni();
   if (quads_ || byte_quads_) {
     quads4_ = (k + 3) / 4;
     int8_quads::Pack(is_signed, byte_quads_, k, n, rows, zero, quads4_, quad_, colsum_, zero_, pool);
