@@ -186,6 +186,47 @@ TEST_P(VnniChoices, PooledPackingAndPackedWeightsGiveTheExactProduct) {
   });
 }
 
+// B packed block by block as the product goes (the convolutions' path):
+// every form on every target, over a pool and on the calling thread, wide
+// and tall outputs, A packed or not, sums and requantized bytes alike.
+TEST(Int8Gemm, PackingBAsItMultipliesGivesTheExactProduct) {
+  const int64_t n = 45 * PackedInt8B::kPanel + 9, k = 299;
+  ThreadPool pool(2);
+  for (const test::Int8Form& form : test::kInt8Forms) {
+    const test::ScopedInt8Form scoped(form);
+    test::OnEverySimdTarget([&] {
+      for (int64_t m : {int64_t{13}, int64_t{900}})  // blocks of columns, then rows (too few panels to share)
+        for (ThreadPool* p : {&pool, static_cast<ThreadPool*>(nullptr)})
+          for (bool a_packed : {true, false}) {
+            SCOPED_TRACE(testing::Message() << form.name << ", " << m << " rows" << (p ? ", pooled" : "")
+                                            << (a_packed ? ", A packed" : ""));
+            const int64_t cols = m > 100 ? 3 * PackedInt8B::kPanel : n;
+            const Operand a = Make(true, static_cast<size_t>(m * k), 41, false);
+            const Operand b = Make(false, static_cast<size_t>(k * cols), 42, true);
+            std::vector<int32_t> za(static_cast<size_t>(m)), zb = {37};
+            for (size_t i = 0; i < za.size(); ++i) za[i] = static_cast<int32_t>(i % 5) - 2;
+            std::vector<const uint8_t*> rows(static_cast<size_t>(k));
+            for (int64_t r = 0; r < k; ++r) rows[static_cast<size_t>(r)] = b.bytes.data() + r * cols;
+            const PackedInt8A packed_a(true, m, k, a.bytes.data(), k, {za.data(), true});
+            const std::vector<int32_t> want = Reference(m, cols, k, a, za, b, zb);
+            PackedInt8B packed;
+            std::vector<int32_t> c(static_cast<size_t>(m * cols), -1);
+            Int8GemmPackingBPooled(p, m, true, a.bytes.data(), k, {za.data(), true}, a_packed ? &packed_a : nullptr,
+                                   false, k, cols, rows.data(), {zb.data(), false}, packed, c.data(), cols);
+            EXPECT_EQ(c, want);
+            // Requantized: bytes as RequantizeOne gives them from the sums.
+            std::vector<double> scale(static_cast<size_t>(m), 1.0 / 4096);
+            std::vector<uint8_t> got(static_cast<size_t>(m * cols), 0), bytes(got.size());
+            for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = RequantizeOne(want[i], 0, 1.0 / 4096, 100, false);
+            const Int8Requant rq{nullptr, scale.data(), 100, false, got.data(), cols};
+            Int8GemmPackingBPooled(p, m, true, a.bytes.data(), k, {za.data(), true}, a_packed ? &packed_a : nullptr,
+                                   false, k, cols, rows.data(), {zb.data(), false}, packed, c.data(), cols, &rq);
+            EXPECT_EQ(got, bytes);
+          }
+    });
+  }
+}
+
 // Weights packed under the best target and run under each (the pair tile
 // height differs between targets: a product then packs A itself).
 TEST(Int8Gemm, WeightsPackedUnderOneTargetRunUnderAnother) {
@@ -234,7 +275,7 @@ TEST(ByteQuads, MatchesTheExactIntegerProductOnEveryTarget) {
 // must defer to the double formula there), K past one k-block, partial
 // panels and tiles, int8 and uint8 out.
 TEST(Int8Gemm, RequantizesInTheStoreAsTheDoubleFormula) {
-  const int64_t m = 7, n = 37, k = 600;
+  const int64_t m = 7, n = 37, k = 1100;  // two k-blocks in every form
   const Operand a = Make(true, static_cast<size_t>(m * k), 31, false), b = Make(false, static_cast<size_t>(k * n), 32, false);
   const std::vector<int32_t> za = {0}, zb = {128};
   const std::vector<int32_t> sums = Reference(m, n, k, a, za, b, zb);

@@ -182,7 +182,7 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
   const int64_t hq = (hp + st - 1) / st, wq = (wp + st - 1) / st;
   const int64_t grid = sliced ? (s.oh - 1) * wq + s.ow : pixels;  // the product's columns
   std::vector<uint8_t> cols(direct ? 0 : static_cast<size_t>(sliced ? cg * st * st * hq * wq : k * pixels));
-  std::vector<const uint8_t*> tap_rows(static_cast<size_t>(sliced ? k : 0));
+  std::vector<const uint8_t*> tap_rows(static_cast<size_t>(k));  // B's rows
   std::unique_ptr<int32_t[]> grid_sums;
   std::vector<uint8_t> grid_bytes;
   if (sliced) {
@@ -193,7 +193,8 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
   for (int64_t img = 0; img < s.n; ++img)
     for (int64_t g = 0; g < s.group; ++g) {
       const uint8_t* plane = xb + (img * s.c + g * cg) * s.h * s.w;
-      // The image's columns, packed into storage this thread keeps between runs.
+      // The image's columns, packed into storage this thread keeps between runs
+      // (the product packs it).
       thread_local PackedInt8B b;
       if (sliced) {
         PadPhases(s, plane, cg, st, hp, wp, hq, wq, pad, cols.data(), pool);
@@ -202,11 +203,10 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
           const int64_t phase = (ch * st + dy % st) * st + dx % st;
           tap_rows[static_cast<size_t>(r)] = cols.data() + (phase * hq + dy / st) * wq + dx / st;
         }
-        b.RepackRows(x_signed, k, grid, tap_rows.data(), ZeroPoints{&x_zero, false}, pool, w.packed(g));
       } else {
         if (!direct) Im2Col(s, plane, cg, pad, cols.data(), pool);
-        b.Repack(x_signed, k, pixels, direct ? plane : cols.data(), pixels, ZeroPoints{&x_zero, false}, pool,
-                 w.packed(g));
+        const uint8_t* base = direct ? plane : cols.data();
+        for (int64_t r = 0; r < k; ++r) tap_rows[static_cast<size_t>(r)] = base + r * pixels;
       }
       ZeroPoints rows = wz;
       if (rows.per_line) rows.values += g * mg;
@@ -220,8 +220,10 @@ void Int8Conv2D(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const voi
         part.scale = requant->scale + g * mg;
         if (requant->bias != nullptr) part.bias = requant->bias + g * mg;
       }
-      Int8GemmS32Pooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, b, sliced ? grid_sums.get() : sums,
-                        grid, requant != nullptr ? &part : nullptr, w.packed(g));
+      // B packed block by block as the product goes (Int8GemmPackingBPooled).
+      Int8GemmPackingBPooled(pool, mg, w.is_signed(), w.bytes() + g * mg * k, k, rows, w.packed(g), x_signed, k, grid,
+                             tap_rows.data(), ZeroPoints{&x_zero, false}, b, sliced ? grid_sums.get() : sums, grid,
+                             requant != nullptr ? &part : nullptr);
       if (!sliced) continue;
       // The output rows out of the grid's: bytes when requantized, else sums.
       uint8_t* out_bytes = requant != nullptr ? requant->out + (img * s.m + g * mg) * pixels : nullptr;

@@ -1,6 +1,6 @@
 // The kernels of int8_gemm.h, compiled once per SIMD target by Highway.
 //
-// The loop order is sgemm.cc's: a block of kKcPairs k-pairs, A packed kMc
+// The loop order is sgemm.cc's: a block of up to kMaxKcPairs k-pairs, A packed kMc
 // rows at a time into panels of kMr rows (one int16 pair a row and step,
 // broadcast), B's 16-column panels read as packed, an kMr x 16 tile of C in
 // int32 registers across the block.
@@ -16,6 +16,7 @@
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/int8_gemm_maddubs.h"
 #include "tessera/providers/cpu/int8_gemm_quads.h"
+#include "tessera/providers/cpu/int8_pair_word.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -28,15 +29,11 @@
 #define TESSERA_INT8_GEMM_SHARED
 namespace tessera::cpu::int8_gemm_detail {
 
-constexpr int64_t kKcPairs = 128;  // 256 values of K per block
+// k-pairs a block at most (768 values of K: a 16-column panel of B, 24 KiB,
+// stays in L1 over a tile); K is cut into equal blocks, as a short tail
+// block would cost a whole pass through C.
+constexpr int64_t kMaxKcPairs = 384;
 constexpr int64_t kPanel = PackedInt8B::kPanel;
-
-// Two centered values as the int16 pair of one 32-bit word, the first in
-// the low half (the lane order of the pairwise multiply-add).
-inline int32_t PairWord(int32_t lo, int32_t hi) {
-  return static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(lo))) |
-                              (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16));
-}
 
 inline int32_t ByteAt(bool is_signed, const void* base, int64_t i) {
   return is_signed ? static_cast<const int8_t*>(base)[i] : static_cast<const uint8_t*>(base)[i];
@@ -263,10 +260,11 @@ void Gemm(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* 
           const PackedInt8B& b, int32_t* c, int64_t ldc, const int32_t* a_pairs) {
   static constexpr std::array<KernelFn, kMr> kByRows = KernelTable(std::make_index_sequence<kMr>());
   thread_local hwy::AlignedFreeUniquePtr<int32_t[]> a_buf;
-  if (!a_buf && a_pairs == nullptr) a_buf = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kMc * kKcPairs));
+  if (!a_buf && a_pairs == nullptr) a_buf = hwy::AllocateAligned<int32_t>(static_cast<size_t>(kMc * kMaxKcPairs));
   const int64_t k = b.k(), pairs = (k + 1) / 2;
-  for (int64_t q0 = 0; q0 < pairs; q0 += kKcPairs) {
-    const int64_t qc = std::min(kKcPairs, pairs - q0);
+  const int64_t blocks = std::max<int64_t>(1, (pairs + kMaxKcPairs - 1) / kMaxKcPairs), kc = (pairs + blocks - 1) / blocks;
+  for (int64_t q0 = 0; q0 < pairs; q0 += kc) {
+    const int64_t qc = std::min(kc, pairs - q0);
     for (int64_t i0 = 0; i0 < m; i0 += kMc) {
       const int64_t mc = std::min(kMc, m - i0);
       if (a_pairs == nullptr) PackA(mc, i0, q0, qc, k, a_signed, a, lda, a_zero, a_buf.get());
@@ -299,103 +297,6 @@ HWY_EXPORT(RunsAvx2);
 HWY_EXPORT(PackWholeAPairs);
 }  // namespace int8_gemm_detail
 using namespace int8_gemm_detail;  // NOLINT(google-build-using-namespace): see simd_elementwise.cc
-
-namespace {
-
-// One 16-column panel of a whole row pair: the columns' bytes widened to
-// int16, less their zero points, and interleaved into pair words (SSE2, so
-// every x86-64 target shares it). The scalar version below is the same
-// arithmetic for partial panels, the last odd row and other CPUs.
-#if defined(__x86_64__) || defined(_M_X64)
-template <typename T>
-inline void PackPanelPairsSse2(const T* lo, const T* hi, const int16_t* z, int32_t* out) {
-  const __m128i zero = _mm_setzero_si128();
-  const auto widen = [&](__m128i bytes, __m128i& first, __m128i& second) {
-    const __m128i high = std::is_signed_v<T> ? _mm_cmpgt_epi8(zero, bytes) : zero;
-    first = _mm_unpacklo_epi8(bytes, high);
-    second = _mm_unpackhi_epi8(bytes, high);
-  };
-  __m128i l0, l1, h0, h1;
-  widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo)), l0, l1);
-  widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), h0, h1);
-  const __m128i z0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(z));
-  const __m128i z1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(z + 8));
-  l0 = _mm_sub_epi16(l0, z0), h0 = _mm_sub_epi16(h0, z0);
-  l1 = _mm_sub_epi16(l1, z1), h1 = _mm_sub_epi16(h1, z1);
-  auto* o = reinterpret_cast<__m128i*>(out);
-  _mm_storeu_si128(o, _mm_unpacklo_epi16(l0, h0));
-  _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(l0, h0));
-  _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(l1, h1));
-  _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(l1, h1));
-}
-#endif
-
-// Panels [p0, p1) of B: rows 2q and 2q + 1 at a time (both read along the
-// row), each column's pair written into its panel. z holds the columns'
-// zero points as int16 (a centered value and a zero point fit), padded to
-// whole panels.
-template <typename T>
-void PackPairs(int64_t k, int64_t n, const uint8_t* const* rows, const int16_t* z, int64_t pairs, int64_t p0,
-               int64_t p1, int32_t* out) {
-  for (int64_t q = 0; q < pairs; ++q) {
-    const T* lo = reinterpret_cast<const T*>(rows[2 * q]);
-    const T* hi = 2 * q + 1 < k ? reinterpret_cast<const T*>(rows[2 * q + 1]) : nullptr;
-    for (int64_t p = p0; p < p1; ++p) {
-      int32_t* o = out + (p * pairs + q) * kPanel;
-      const int64_t j0 = p * kPanel, width = std::min(kPanel, n - j0);
-#if defined(__x86_64__) || defined(_M_X64)
-      if (width == kPanel && hi != nullptr) {
-        PackPanelPairsSse2(lo + j0, hi + j0, z + j0, o);
-        continue;
-      }
-#endif
-      for (int64_t j = 0; j < kPanel; ++j)
-        o[j] = j < width ? PairWord(int32_t{lo[j0 + j]} - z[j0 + j], hi != nullptr ? int32_t{hi[j0 + j]} - z[j0 + j] : 0)
-                         : 0;
-    }
-  }
-}
-
-}  // namespace
-
-PackedInt8B::PackedInt8B(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero) {
-  Repack(is_signed, k, n, b, ldb, zero);
-}
-
-void PackedInt8B::Repack(bool is_signed, int64_t k, int64_t n, const void* b, int64_t ldb, ZeroPoints zero,
-                         ThreadPool* pool, const PackedInt8A* a_side) {
-  std::vector<const uint8_t*> rows(static_cast<size_t>(k));
-  for (int64_t kk = 0; kk < k; ++kk) rows[static_cast<size_t>(kk)] = static_cast<const uint8_t*>(b) + kk * ldb;
-  RepackRows(is_signed, k, n, rows.data(), zero, pool, a_side);
-}
-
-void PackedInt8B::RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
-                             ThreadPool* pool, const PackedInt8A* a_side) {
-  k_ = k, n_ = n, pairs_ = (k + 1) / 2;
-  byte_quads_ = a_side != nullptr && a_side->byte_quads() != nullptr;
-  quads_ = !byte_quads_ && Int8GemmUsesVnni();
-  if (quads_ || byte_quads_) {
-    quads4_ = (k + 3) / 4;
-    int8_quads::Pack(is_signed, byte_quads_, k, n, rows, zero, quads4_, quad_, colsum_, zero_, pool);
-    return;
-  }
-  const int64_t panels = (n + kPanel - 1) / kPanel;
-  data_.resize(static_cast<size_t>(panels * pairs_ * kPanel));  // every word is written below
-  thread_local std::vector<int16_t> zero_buf;
-  zero_buf.assign(static_cast<size_t>(panels * kPanel), 0);
-  for (int64_t j = 0; j < n; ++j) zero_buf[static_cast<size_t>(j)] = static_cast<int16_t>(zero.At(j));
-  // The pool's workers see their own thread_local: hand them this one's.
-  const int16_t* z = zero_buf.data();
-  // Panels are independent: split them over the pool (a product's
-  // activations are packed on every run).
-  ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
-    if (is_signed) {
-      PackPairs<int8_t>(k, n, rows, z, pairs_, p0, p1, data_.data());
-    } else {
-      PackPairs<uint8_t>(k, n, rows, z, pairs_, p0, p1, data_.data());
-    }
-  });
-}
 
 PackedInt8A::PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero)
     : m_(m), k_(k), steps_((k + 3) / 4) {
@@ -452,6 +353,35 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
   for (int64_t i = 0; i < m; ++i)
     RequantizeI32(c + i * ldc + j_begin, j_end - j_begin, requant->bias ? requant->bias[i] : 0, requant->scale[i],
                   nullptr, requant->zero, requant->out_signed, requant->out + i * requant->ldo + j_begin);
+}
+
+void Int8GemmPackingBPooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+                            const PackedInt8A* packed_a, bool b_signed, int64_t k, int64_t n,
+                            const uint8_t* const* b_rows, ZeroPoints b_zero, PackedInt8B& b, int32_t* c, int64_t ldc,
+                            const Int8Requant* requant) {
+  b.Begin(b_signed, k, n, b_rows, b_zero, packed_a);
+  if (ThreadPool::InParallelRegion()) pool = nullptr;
+  const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const int64_t threads = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
+  const int64_t panels = b.panels();
+  if (packed_a == nullptr || (threads > 1 && panels < 2 * threads)) {
+    ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)),
+                [&](int64_t p0, int64_t p1) { b.PackPanels(p0, p1); });
+    return Int8GemmS32Pooled(pool, m, a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
+  }
+  // A block's packed panels stay in L2 beside A's rows; with threads,
+  // about four blocks a thread, so the last ones even out.
+  constexpr int64_t kBlockBytes = 128 << 10;
+  int64_t per_block = std::clamp<int64_t>(kBlockBytes / std::max<int64_t>(b.panel_bytes(), 1), 1, panels);
+  if (threads > 1) per_block = std::min(per_block, (panels + 4 * threads - 1) / (4 * threads));
+  const int64_t blocks = (panels + per_block - 1) / per_block;
+  ParallelFor(threads > 1 ? pool : nullptr, blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t t = b0; t < b1; ++t) {
+      const int64_t p0 = t * per_block, p1 = std::min(panels, p0 + per_block);
+      b.PackPanels(p0, p1);
+      Int8GemmS32(m, p0 * kPanel, std::min(n, p1 * kPanel), a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
+    }
+  });
 }
 
 bool Int8GemmUsesVnni() { return HWY_DYNAMIC_DISPATCH(HasVnni)() && VnniChoice() != 0; }

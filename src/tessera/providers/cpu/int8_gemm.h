@@ -61,6 +61,17 @@ class PackedInt8B {
   // convolution's taps as slices of one padded image, say).
   void RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
                   ThreadPool* pool = nullptr, const PackedInt8A* a_side = nullptr);
+  // RepackRows in two steps, for a product that packs B's panels as it
+  // multiplies them (Int8GemmPackingBPooled): Begin picks the form and
+  // sizes the storage; PackPanels(p0, p1) packs panels [p0, p1) from the
+  // rows given to Begin, which must stay alive until the last call. Other
+  // threads may pack other panels at the same time.
+  void Begin(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
+             const PackedInt8A* a_side = nullptr);
+  void PackPanels(int64_t p0, int64_t p1);
+  int64_t panels() const { return (n_ + kPanel - 1) / kPanel; }
+  // Bytes a packed panel takes.
+  int64_t panel_bytes() const { return quads_ || byte_quads_ ? quads4_ * kPanel * 4 : pairs_ * kPanel * 4; }
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
   bool quads() const { return quads_; }
@@ -79,6 +90,10 @@ class PackedInt8B {
  private:
   int64_t k_ = 0, n_ = 0, pairs_ = 0, quads4_ = 0;
   bool quads_ = false, byte_quads_ = false;
+  // Between Begin and the last PackPanels: the rows being packed.
+  bool is_signed_ = false;
+  const uint8_t* const* rows_ = nullptr;
+  std::vector<int16_t> pair_zero_;  // the pair form's column zero points, padded to whole panels
   std::vector<int32_t> data_;
   std::vector<int8_t> quad_;
   std::vector<int32_t> colsum_, zero_;
@@ -160,6 +175,19 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
 void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
                        const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr,
                        const PackedInt8A* packed_a = nullptr);
+
+// All of C for a B packed on this call (a convolution's image): B's
+// panels are packed a block at a time, each by the thread that then
+// multiplies it while the block is still in its cache, and the blocks are
+// handed out over `pool` as threads come free (a descheduled vCPU holds up
+// one block, not half the product). `packed_a` is A packed once (the
+// blocks would each pack it otherwise: without it, and for tall outputs
+// with too few panels to share, B is packed whole first and the product
+// split as Int8GemmS32Pooled splits it).
+void Int8GemmPackingBPooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
+                            const PackedInt8A* packed_a, bool b_signed, int64_t k, int64_t n,
+                            const uint8_t* const* b_rows, ZeroPoints b_zero, PackedInt8B& b, int32_t* c, int64_t ldc,
+                            const Int8Requant* requant = nullptr);
 
 // Whether products packed now use AVX512_VNNI (an AVX-512 CPU that has it,
 // under a cap that allows AVX-512): quads with vpdpbusd by default.

@@ -247,7 +247,8 @@ TESSERA_AVX2 void KernelAvx2(const Strip& s) {
 }  // namespace
 
 void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero, PackedA& out) {
-  out.m = m, out.k = k, out.steps = (k + 3) / 4, out.blocks = (out.steps + kKcQuads - 1) / kKcQuads;
+  out.m = m, out.k = k, out.steps = (k + 3) / 4, out.blocks = (out.steps + kMaxKcQuads - 1) / kMaxKcQuads;
+  out.block_quads = out.blocks > 0 ? (out.steps + out.blocks - 1) / out.blocks : 0;
   const int64_t panels = (m + kRows - 1) / kRows, steps = out.steps, blocks = out.blocks;
   out.words.assign(static_cast<size_t>(panels * steps * kRows), 0);
   out.za.assign(static_cast<size_t>(panels * kRows), 0);
@@ -270,7 +271,7 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
       };
       uint32_t sum = 0;
       for (int64_t q = 0; q < steps; ++q) {
-        if (q % kKcQuads == 0) begin[q / kKcQuads] = static_cast<uint32_t>(out.extras.size());
+        if (q % out.block_quads == 0) begin[q / out.block_quads] = static_cast<uint32_t>(out.extras.size());
         int32_t v[4], main[4], rest[4] = {};
         for (int t = 0; t < 4; ++t) main[t] = v[t] = value(4 * q + t), sum += static_cast<uint32_t>(v[t]);
         bool split = false;
@@ -304,8 +305,8 @@ void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a
   const int32_t* zb = b.column_zeros();
   s.zb0 = j_end > j_begin ? zb[j_begin] : 0;
   s.uniform_zb = std::all_of(zb + j_begin, zb + j_end, [&](int32_t z) { return z == s.zb0; });
-  for (int64_t q0 = 0, block = 0; q0 < a.steps; q0 += kKcQuads, ++block) {
-    s.q0 = q0, s.qc = std::min(kKcQuads, a.steps - q0), s.block = block;
+  for (int64_t q0 = 0, block = 0; q0 < a.steps; q0 += a.block_quads, ++block) {
+    s.q0 = q0, s.qc = std::min(a.block_quads, a.steps - q0), s.block = block;
     s.accumulate = q0 > 0, s.last = q0 + s.qc >= a.steps;
     s.requant = s.last ? requant : nullptr;
     for (int64_t i0 = 0; i0 < m; i0 += kMc) {

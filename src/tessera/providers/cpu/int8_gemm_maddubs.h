@@ -23,7 +23,10 @@
 namespace tessera::cpu::int8_maddubs {
 
 constexpr int64_t kRows = 4;       // rows a tile (and a packed panel)
-constexpr int64_t kKcQuads = 128;  // quads a k-block: 512 values of K
+// Quads a k-block at most: 1024 values of K, so a 16-column panel of B
+// (16 KiB) stays in L1 while a tile's rows stream over it. K is cut into
+// equal blocks: a short tail block would cost a whole pass through C.
+constexpr int64_t kMaxKcQuads = 256;
 
 // A [m, k] packed once.
 struct PackedA {
@@ -31,7 +34,7 @@ struct PackedA {
     int32_t quad;   // the k-quad it adds to
     uint32_t word;  // the halves split off that quad's pairs, int8 bytes
   };
-  int64_t m = 0, k = 0, steps = 0, blocks = 0;
+  int64_t m = 0, k = 0, steps = 0, blocks = 0, block_quads = 0;
   std::vector<uint32_t> words;  // [panel][steps][kRows] int8 quads, halved where split
   std::vector<Extra> extras;    // by panel, row, then quad
   // Where row r of panel p starts its extras for k-block b:

@@ -13,7 +13,6 @@
 #include <memory>
 #include <utility>
 
-#include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -216,27 +215,28 @@ constexpr std::array<KernelFn, sizeof...(kIs)> Table(std::index_sequence<kIs...>
 
 }  // namespace
 
-void Pack(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* b_rows, ZeroPoints zero,
-          int64_t quad_steps, std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros,
-          ThreadPool* pool) {
+void PrepareB(bool is_signed, bool as_unsigned, int64_t n, ZeroPoints zero, int64_t quad_steps,
+              std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros) {
   const int64_t panels = (n + kPanel - 1) / kPanel;
-  // Every byte is written below (padding too), so a buffer reused from an
-  // earlier product needs no clearing. Column terms are padded to whole
-  // panels (the kernel reads 16 at a time).
+  // Every byte is written by PackPanels (padding too), so a buffer reused
+  // from an earlier product needs no clearing. Column terms are padded to
+  // whole panels (the kernel reads 16 at a time).
   quad.resize(static_cast<size_t>(panels * quad_steps * kPanel * 4));
   colsum.assign(static_cast<size_t>(panels * kPanel), 0);
   zeros.assign(static_cast<size_t>(panels * kPanel), 0);
   // The stored byte is the value's, or its top bit flipped where the
   // stored type differs (which moves the zero point by 128).
   const bool flips = is_signed == as_unsigned;
-  const uint8_t flip = flips ? 0x80 : 0x00;
   const int32_t shift = !flips ? 0 : is_signed ? 128 : -128;
   for (int64_t j = 0; j < n; ++j) zeros[static_cast<size_t>(j)] = zero.At(j) + shift;
-  // Panels are independent: split them over the pool (a product's
-  // activations are packed on every run).
-  ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
+}
+
+void PackPanels(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* b_rows,
+                int64_t quad_steps, int64_t p0, int64_t p1, int8_t* quad, int32_t* colsum) {
+  const uint8_t flip = is_signed == as_unsigned ? 0x80 : 0x00;
+  {
     // Column sums of the stored values, added as each quad is stored.
-    int32_t* cs = colsum.data();
+    int32_t* cs = colsum;
     for (int64_t q = 0; q < quad_steps; ++q) {
       const uint8_t* rows[4];
       bool whole = true;
@@ -245,7 +245,7 @@ void Pack(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t*
         whole &= rows[t] != nullptr;
       }
       for (int64_t p = p0; p < p1; ++p) {
-        int8_t* out = quad.data() + ((p * quad_steps + q) * kPanel) * 4;
+        int8_t* out = quad + ((p * quad_steps + q) * kPanel) * 4;
         const int64_t j0 = p * kPanel;
 #ifdef TESSERA_QUADS_X86
         if (whole && j0 + kPanel <= n) {
@@ -287,7 +287,7 @@ void Pack(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t*
           }
       }
     }
-  });
+  }
 }
 
 namespace {

@@ -15,10 +15,13 @@ namespace tessera::cpu::int8_quads {
 // (bytes): as int8 (uint8 less 128), or with `as_unsigned` as uint8 (int8
 // plus 128, the byte-quad form of int8_gemm_maddubs.h); colsum[j] the sum
 // of column j's stored values, zeros[j] its zero point in their terms.
-// Panels are split over `pool` (may be null).
-void Pack(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
-          int64_t quad_steps, std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros,
-          ThreadPool* pool);
+// PrepareB sizes the storage and sets the zero points (and clears the
+// sums); PackPanels then packs panels [p0, p1), on any thread (panels are
+// independent).
+void PrepareB(bool is_signed, bool as_unsigned, int64_t n, ZeroPoints zero, int64_t quad_steps,
+              std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros);
+void PackPanels(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* rows,
+                int64_t quad_steps, int64_t p0, int64_t p1, int8_t* quad, int32_t* colsum);
 
 // Columns [j_begin, j_end) of C, as Int8GemmS32; `vnni` runs the vpdpbusd
 // kernel (the CPU has AVX512_VNNI), else a portable loop over the same
