@@ -188,7 +188,8 @@ TEST_P(VnniChoices, PooledPackingAndPackedWeightsGiveTheExactProduct) {
 
 // B packed block by block as the product goes (the convolutions' path):
 // every form on every target, over a pool and on the calling thread, wide
-// and tall outputs, A packed or not, sums and requantized bytes alike.
+// and tall outputs, A packed or not, weights' zero points all 0 or not,
+// sums and requantized bytes alike.
 TEST(Int8Gemm, PackingBAsItMultipliesGivesTheExactProduct) {
   const int64_t n = 45 * PackedInt8B::kPanel + 9, k = 299;
   ThreadPool pool(2);
@@ -197,32 +198,33 @@ TEST(Int8Gemm, PackingBAsItMultipliesGivesTheExactProduct) {
     test::OnEverySimdTarget([&] {
       for (int64_t m : {int64_t{13}, int64_t{900}})  // blocks of columns, then rows (too few panels to share)
         for (ThreadPool* p : {&pool, static_cast<ThreadPool*>(nullptr)})
-          for (bool a_packed : {true, false}) {
-            SCOPED_TRACE(testing::Message() << form.name << ", " << m << " rows" << (p ? ", pooled" : "")
-                                            << (a_packed ? ", A packed" : ""));
-            const int64_t cols = m > 100 ? 3 * PackedInt8B::kPanel : n;
-            const Operand a = Make(true, static_cast<size_t>(m * k), 41, false);
-            const Operand b = Make(false, static_cast<size_t>(k * cols), 42, true);
-            std::vector<int32_t> za(static_cast<size_t>(m)), zb = {37};
-            for (size_t i = 0; i < za.size(); ++i) za[i] = static_cast<int32_t>(i % 5) - 2;
-            std::vector<const uint8_t*> rows(static_cast<size_t>(k));
-            for (int64_t r = 0; r < k; ++r) rows[static_cast<size_t>(r)] = b.bytes.data() + r * cols;
-            const PackedInt8A packed_a(true, m, k, a.bytes.data(), k, {za.data(), true});
-            const std::vector<int32_t> want = Reference(m, cols, k, a, za, b, zb);
-            PackedInt8B packed;
-            std::vector<int32_t> c(static_cast<size_t>(m * cols), -1);
-            Int8GemmPackingBPooled(p, m, true, a.bytes.data(), k, {za.data(), true}, a_packed ? &packed_a : nullptr,
-                                   false, k, cols, rows.data(), {zb.data(), false}, packed, c.data(), cols);
-            EXPECT_EQ(c, want);
-            // Requantized: bytes as RequantizeOne gives them from the sums.
-            std::vector<double> scale(static_cast<size_t>(m), 1.0 / 4096);
-            std::vector<uint8_t> got(static_cast<size_t>(m * cols), 0), bytes(got.size());
-            for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = RequantizeOne(want[i], 0, 1.0 / 4096, 100, false);
-            const Int8Requant rq{nullptr, scale.data(), 100, false, got.data(), cols};
-            Int8GemmPackingBPooled(p, m, true, a.bytes.data(), k, {za.data(), true}, a_packed ? &packed_a : nullptr,
-                                   false, k, cols, rows.data(), {zb.data(), false}, packed, c.data(), cols, &rq);
-            EXPECT_EQ(got, bytes);
-          }
+          for (bool a_packed : {true, false})
+            for (bool symmetric : {false, true}) {  // weights' zero points all 0: B's column sums skipped
+              SCOPED_TRACE(testing::Message() << form.name << ", " << m << " rows" << (p ? ", pooled" : "")
+                                              << (a_packed ? ", A packed" : "") << (symmetric ? ", symmetric" : ""));
+              const int64_t cols = m > 100 ? 3 * PackedInt8B::kPanel : n;
+              const Operand a = Make(true, static_cast<size_t>(m * k), 41, false);
+              const Operand b = Make(false, static_cast<size_t>(k * cols), 42, true);
+              std::vector<int32_t> za(static_cast<size_t>(m)), zb = {37};
+              for (size_t i = 0; i < za.size(); ++i) za[i] = symmetric ? 0 : static_cast<int32_t>(i % 5) - 2;
+              std::vector<const uint8_t*> rows(static_cast<size_t>(k));
+              for (int64_t r = 0; r < k; ++r) rows[static_cast<size_t>(r)] = b.bytes.data() + r * cols;
+              const PackedInt8A packed_a(true, m, k, a.bytes.data(), k, {za.data(), true});
+              const std::vector<int32_t> want = Reference(m, cols, k, a, za, b, zb);
+              PackedInt8B packed;
+              std::vector<int32_t> c(static_cast<size_t>(m * cols), -1);
+              Int8GemmPackingBPooled(p, m, true, a.bytes.data(), k, {za.data(), true}, a_packed ? &packed_a : nullptr,
+                                     false, k, cols, rows.data(), {zb.data(), false}, packed, c.data(), cols);
+              EXPECT_EQ(c, want);
+              // Requantized: bytes as RequantizeOne gives them from the sums.
+              std::vector<double> scale(static_cast<size_t>(m), 1.0 / 4096);
+              std::vector<uint8_t> got(static_cast<size_t>(m * cols), 0), bytes(got.size());
+              for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = RequantizeOne(want[i], 0, 1.0 / 4096, 100, false);
+              const Int8Requant rq{nullptr, scale.data(), 100, false, got.data(), cols};
+              Int8GemmPackingBPooled(p, m, true, a.bytes.data(), k, {za.data(), true}, a_packed ? &packed_a : nullptr,
+                                     false, k, cols, rows.data(), {zb.data(), false}, packed, c.data(), cols, &rq);
+              EXPECT_EQ(got, bytes);
+            }
     });
   }
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -336,6 +337,8 @@ void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const
       packed = &own;
       row0 = 0;
     }
+    if (!b.has_column_sums() && !packed->za_all_zero)
+      throw std::logic_error("int8 GEMM: B was packed without column sums for an A with zero points");
     // Its kernels requantize in their store.
     return int8_maddubs::Gemm(HWY_DYNAMIC_DISPATCH(RunsAvx2)(), m, j_begin, j_end, *packed, row0, b, c, ldc, requant);
   } else {

@@ -85,11 +85,15 @@ class PackedInt8B {
   // Quads: per column, the sum over k of the stored values, and the zero
   // point in their terms.
   const int32_t* column_sums() const { return colsum_.data(); }
+  // False when B was packed for a byte-quad A whose zero points are all 0
+  // in the stored terms (symmetric int8 weights): the sums were skipped
+  // and read as 0, and only such an A may multiply it.
+  bool has_column_sums() const { return column_sums_; }
   const int32_t* column_zeros() const { return zero_.data(); }
 
  private:
   int64_t k_ = 0, n_ = 0, pairs_ = 0, quads4_ = 0;
-  bool quads_ = false, byte_quads_ = false;
+  bool quads_ = false, byte_quads_ = false, column_sums_ = true;
   // Between Begin and the last PackPanels: the rows being packed.
   bool is_signed_ = false;
   const uint8_t* const* rows_ = nullptr;

@@ -290,6 +290,7 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
       out.za[static_cast<size_t>(i)] = static_cast<uint32_t>(za);
       out.centered[static_cast<size_t>(i)] = sum - static_cast<uint32_t>(k) * static_cast<uint32_t>(za);
     }
+  out.za_all_zero = std::all_of(out.za.begin(), out.za.end(), [](uint32_t z) { return z == 0; });
 }
 
 void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a, int64_t row0, const PackedInt8B& b,

@@ -41,6 +41,7 @@ struct PackedA {
   // extra_begin[(p * kRows + r) * (blocks + 1) + b]; entry `blocks` ends them.
   std::vector<uint32_t> extra_begin;
   std::vector<uint32_t> za, centered;  // per row: za' and sum_k a' - K za'
+  bool za_all_zero = false;            // every row's za' is 0: B's column sums are not needed
 };
 
 // Packs A (int8 when a_signed, else uint8) with its zero points.

@@ -233,6 +233,7 @@ void PrepareB(bool is_signed, bool as_unsigned, int64_t n, ZeroPoints zero, int6
 
 void PackPanels(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* b_rows,
                 int64_t quad_steps, int64_t p0, int64_t p1, int8_t* quad, int32_t* colsum) {
+  const bool sums = colsum != nullptr;
   const uint8_t flip = is_signed == as_unsigned ? 0x80 : 0x00;
   {
     // Column sums of the stored values, added as each quad is stored.
@@ -260,6 +261,7 @@ void PackPanels(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const ui
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_unpackhi_epi16(lo01, lo23));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), _mm_unpacklo_epi16(hi01, hi23));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+          if (!sums) continue;
           // The four values of each column, widened (SSE2) and summed in
           // int16 (at most 4 * 255), then added to its int32 sum.
           const __m128i zero = _mm_setzero_si128();
@@ -283,7 +285,7 @@ void PackPanels(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const ui
             const bool there = rows[t] != nullptr && j0 + j < n;
             const uint8_t stored = there ? static_cast<uint8_t>(rows[t][j0 + j] ^ flip) : 0;
             out[j * 4 + t] = static_cast<int8_t>(stored);
-            if (there) cs[j0 + j] += as_unsigned ? int32_t{stored} : int32_t{static_cast<int8_t>(stored)};
+            if (there && sums) cs[j0 + j] += as_unsigned ? int32_t{stored} : int32_t{static_cast<int8_t>(stored)};
           }
       }
     }

@@ -17,7 +17,8 @@ namespace tessera::cpu::int8_quads {
 // of column j's stored values, zeros[j] its zero point in their terms.
 // PrepareB sizes the storage and sets the zero points (and clears the
 // sums); PackPanels then packs panels [p0, p1), on any thread (panels are
-// independent).
+// independent), and adds up the column sums unless colsum is null (an A
+// whose zero points are all 0 in the stored terms never reads them).
 void PrepareB(bool is_signed, bool as_unsigned, int64_t n, ZeroPoints zero, int64_t quad_steps,
               std::vector<int8_t>& quad, std::vector<int32_t>& colsum, std::vector<int32_t>& zeros);
 void PackPanels(bool is_signed, bool as_unsigned, int64_t k, int64_t n, const uint8_t* const* rows,

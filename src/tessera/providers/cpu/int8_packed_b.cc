@@ -6,6 +6,7 @@
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/int8_gemm.h"
+#include "tessera/providers/cpu/int8_gemm_maddubs.h"
 #include "tessera/providers/cpu/int8_gemm_quads.h"
 #include "tessera/providers/cpu/int8_pair_word.h"
 
@@ -103,6 +104,8 @@ void PackedInt8B::Begin(bool is_signed, int64_t k, int64_t n, const uint8_t* con
   is_signed_ = is_signed, rows_ = rows;
   byte_quads_ = a_side != nullptr && a_side->byte_quads() != nullptr;
   quads_ = !byte_quads_ && Int8GemmUsesVnni();
+  // Symmetric weights never read B's column sums: packing skips them.
+  column_sums_ = !byte_quads_ || !a_side->byte_quads()->za_all_zero;
   if (quads_ || byte_quads_) {
     int8_quads::PrepareB(is_signed, byte_quads_, n, zero, quads4_, quad_, colsum_, zero_);
     return;
@@ -114,7 +117,8 @@ void PackedInt8B::Begin(bool is_signed, int64_t k, int64_t n, const uint8_t* con
 
 void PackedInt8B::PackPanels(int64_t p0, int64_t p1) {
   if (quads_ || byte_quads_) {
-    int8_quads::PackPanels(is_signed_, byte_quads_, k_, n_, rows_, quads4_, p0, p1, quad_.data(), colsum_.data());
+    int8_quads::PackPanels(is_signed_, byte_quads_, k_, n_, rows_, quads4_, p0, p1, quad_.data(),
+                           column_sums_ ? colsum_.data() : nullptr);
   } else if (is_signed_) {
     PackPairs<int8_t>(k_, n_, rows_, pair_zero_.data(), pairs_, p0, p1, data_.data());
   } else {
