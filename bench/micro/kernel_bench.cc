@@ -429,6 +429,8 @@ BENCHMARK_CAPTURE(BM_Int8Gemm, 1x768x768, 1, 768, 768);
 BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 64x576x3136, 64, 576, 3136);
 BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 256x64x3136, 256, 64, 3136);
 BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 512x4608x49, 512, 4608, 49);
+// mobilenet_v2's first expansion, 16 -> 96 channels at 112x112.
+BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 96x16x12544, 96, 16, 12544);
 BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_QLinearConv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);

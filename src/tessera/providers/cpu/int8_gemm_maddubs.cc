@@ -54,11 +54,21 @@ struct Strip {
   bool uniform_zb = false;
   int32_t zb0 = 0;
   const Int8Requant* requant = nullptr;  // with the last block: bytes out instead of C (columns from j0)
+  // With requant, per row of C: the scale and bias as floats, and whether the
+  // float lanes may requantize it (RowTerms); `bounded`: every sum of this
+  // product lies within 2^23, so the lanes need no range check.
+  const float* row_scale = nullptr;
+  const float* row_bias = nullptr;
+  const uint8_t* row_float_ok = nullptr;
+  bool bounded = false;
   int64_t j0 = 0;
   int32_t* c = nullptr;  // C at column j0
   int64_t ldc = 0, i_begin = 0, i_end = 0, cols = 0;
 
   const uint32_t* Words(int64_t i) const { return a->words.data() + ((row0 + i) / kRows * a->steps + q0) * kRows; }
+  bool HasExtras(int64_t i) const {
+    return a->block_has_extras[static_cast<size_t>((row0 + i) / kRows * a->blocks + block)] != 0;
+  }
   const PackedA::Extra* ExtraAt(int64_t i, int64_t r, int64_t next) const {
     const int64_t panel = (row0 + i) / kRows;
     return a->extras.data() + a->extra_begin[static_cast<size_t>((panel * kRows + r) * (a->blocks + 1) + block + next)];
@@ -137,15 +147,15 @@ TESSERA_AVX2_INLINE __m256 NearHalfStep(__m256 f, __m256 r) {
 TESSERA_AVX2_INLINE bool StoreRequantizedAvx2(const Strip& s, int64_t i, __m256i lo, __m256i hi) {
   constexpr int32_t kExact = 1 << 23;
   const Int8Requant& rq = *s.requant;
-  const int32_t bias = rq.bias != nullptr ? rq.bias[i] : 0;
-  const double scale = rq.scale[i];
-  if (bias <= -kExact || bias >= kExact || !(std::abs(scale) < 1e30)) return false;
-  // Both bounds compared: the absolute value of INT32_MIN is itself.
-  const __m256i lim = _mm256_set1_epi32(kExact - 1), neg_lim = _mm256_set1_epi32(1 - kExact);
-  const __m256i big = _mm256_or_si256(_mm256_or_si256(_mm256_cmpgt_epi32(lo, lim), _mm256_cmpgt_epi32(neg_lim, lo)),
-                                      _mm256_or_si256(_mm256_cmpgt_epi32(hi, lim), _mm256_cmpgt_epi32(neg_lim, hi)));
-  if (!_mm256_testz_si256(big, big)) return false;
-  const __m256 fscale = _mm256_set1_ps(static_cast<float>(scale)), vbias = _mm256_set1_ps(static_cast<float>(bias));
+  if (s.row_float_ok[i] == 0) return false;
+  if (!s.bounded) {
+    // Both bounds compared: the absolute value of INT32_MIN is itself.
+    const __m256i lim = _mm256_set1_epi32(kExact - 1), neg_lim = _mm256_set1_epi32(1 - kExact);
+    const __m256i big = _mm256_or_si256(_mm256_or_si256(_mm256_cmpgt_epi32(lo, lim), _mm256_cmpgt_epi32(neg_lim, lo)),
+                                        _mm256_or_si256(_mm256_cmpgt_epi32(hi, lim), _mm256_cmpgt_epi32(neg_lim, hi)));
+    if (!_mm256_testz_si256(big, big)) return false;
+  }
+  const __m256 fscale = _mm256_set1_ps(s.row_scale[i]), vbias = _mm256_set1_ps(s.row_bias[i]);
   const __m256 f0 = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(lo), vbias), fscale);
   const __m256 f1 = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(hi), vbias), fscale);
   const __m256 r0 = _mm256_round_ps(f0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -230,7 +240,9 @@ TESSERA_AVX2 void KernelAvx2(const Strip& s) {
       TESSERA_MADDUBS_ROW(0, ap[0]) TESSERA_MADDUBS_ROW(1, ap[1])
       TESSERA_MADDUBS_ROW(2, ap[2]) TESSERA_MADDUBS_ROW(3, ap[3])
     }
-    TESSERA_MADDUBS_EXTRAS(0) TESSERA_MADDUBS_EXTRAS(1) TESSERA_MADDUBS_EXTRAS(2) TESSERA_MADDUBS_EXTRAS(3)
+    if (s.HasExtras(i0)) {
+      TESSERA_MADDUBS_EXTRAS(0) TESSERA_MADDUBS_EXTRAS(1) TESSERA_MADDUBS_EXTRAS(2) TESSERA_MADDUBS_EXTRAS(3)
+    }
     const int64_t rows = std::min(kRows, s.i_end - i0);
     StoreRowAvx2(s, i0, c00, c01);
     if (rows > 1) StoreRowAvx2(s, i0 + 1, c10, c11);
@@ -291,6 +303,13 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
       out.centered[static_cast<size_t>(i)] = sum - static_cast<uint32_t>(k) * static_cast<uint32_t>(za);
     }
   out.za_all_zero = std::all_of(out.za.begin(), out.za.end(), [](uint32_t z) { return z == 0; });
+  out.block_has_extras.assign(static_cast<size_t>(panels * blocks), 0);
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const uint32_t* begin = out.extra_begin.data() + (p * kRows + r) * (blocks + 1);
+        if (begin[b + 1] != begin[b]) out.block_has_extras[static_cast<size_t>(p * blocks + b)] = 1;
+      }
 }
 
 void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a, int64_t row0, const PackedInt8B& b,
@@ -303,6 +322,26 @@ void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a
 #endif
   Strip s;
   s.a = &a, s.row0 = row0, s.ldc = ldc;
+  // Per row, once a product rather than once a tile: the float scale and
+  // bias the store's lanes use, and whether they give the double formula's
+  // result (bias within 2^23, a finite scale). The centered sums are at
+  // most K * 255 * 255 in size: within 2^23 for K up to 129.
+  thread_local std::vector<float> row_scale, row_bias;
+  thread_local std::vector<uint8_t> row_float_ok;
+  if (requant != nullptr) {
+    constexpr int32_t kExact = 1 << 23;
+    row_scale.resize(static_cast<size_t>(m)), row_bias.resize(static_cast<size_t>(m));
+    row_float_ok.resize(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) {
+      const int32_t bias = requant->bias != nullptr ? requant->bias[i] : 0;
+      const double scale = requant->scale[i];
+      row_scale[static_cast<size_t>(i)] = static_cast<float>(scale);
+      row_bias[static_cast<size_t>(i)] = static_cast<float>(bias);
+      row_float_ok[static_cast<size_t>(i)] = bias > -kExact && bias < kExact && std::abs(scale) < 1e30;
+    }
+    s.row_scale = row_scale.data(), s.row_bias = row_bias.data(), s.row_float_ok = row_float_ok.data();
+    s.bounded = a.k * 255 * 255 < kExact;
+  }
   const int32_t* zb = b.column_zeros();
   s.zb0 = j_end > j_begin ? zb[j_begin] : 0;
   s.uniform_zb = std::all_of(zb + j_begin, zb + j_end, [&](int32_t z) { return z == s.zb0; });

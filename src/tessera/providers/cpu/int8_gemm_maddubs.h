@@ -40,6 +40,9 @@ struct PackedA {
   // Where row r of panel p starts its extras for k-block b:
   // extra_begin[(p * kRows + r) * (blocks + 1) + b]; entry `blocks` ends them.
   std::vector<uint32_t> extra_begin;
+  // Per panel and k-block: whether any of the panel's rows has extras there
+  // (most have none: the kernel then skips its four row lists).
+  std::vector<uint8_t> block_has_extras;
   std::vector<uint32_t> za, centered;  // per row: za' and sum_k a' - K za'
   bool za_all_zero = false;            // every row's za' is 0: B's column sums are not needed
 };
