@@ -1,5 +1,5 @@
-// RangeWithZeroF32, PhasePlanes and DepthwisePlane (int32 and float) and
-// RequantizeI32 (simd_int32.h) against scalar references on every SIMD
+// RangeWithZeroF32, PhasePlanes and DepthwisePlane (int32 and float, the
+// float one with its fused requantization too) and RequantizeI32 (simd_int32.h) against scalar references on every SIMD
 // target, at lengths around the vector widths: strided and dilated planes,
 // halves rounded to even, saturation at both ends, per-column scales.
 #include "tessera/providers/cpu/simd_int32.h"
@@ -115,6 +115,59 @@ TYPED_TEST(SimdDepthwise, DepthwisePlaneMatchesDirectSums) {
         }
     }
   });
+}
+
+// The float plane requantized in its store, against RequantizeOne of its
+// own int32 sums: scales that put many sums on half steps (the float lanes
+// must defer to the double formula there), saturation at both ends, int8
+// and uint8 out, widths off the vector length, and the largest kernel
+// that fuses with every product at its extreme.
+TEST(SimdDepthwise, FusedRequantizationMatchesTheDoubleFormula) {
+  struct Case {
+    int64_t k, ow, oh;
+    bool extreme;
+  };
+  const Case cases[] = {{3, 1, 3, false}, {3, 19, 4, false}, {3, 40, 5, false}, {11, 9, 2, true}};  // 121 taps <= kDepthwiseFusedMaxTaps
+  test::OnEverySimdTarget([&] {
+    for (const Case& t : cases)
+      for (double scale : {1.0 / 64, 1.0 / 3000, 0.37, 2.0})
+        for (bool out_signed : {false, true}) {
+          SCOPED_TRACE(testing::Message() << "kernel " << t.k << " width " << t.ow << " scale " << scale
+                                          << (out_signed ? " int8" : " uint8"));
+          const int64_t kh = t.k, kw = t.k, ow = t.ow, oh = t.oh, rows = oh + kh - 1, cols = ow + kw - 1;
+          const int64_t phase_w = cols + 64;
+          std::vector<float> phases(static_cast<size_t>(rows * phase_w), 0.f);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c)
+              phases[static_cast<size_t>(r * phase_w + c)] =
+                  t.extreme ? 255.f : static_cast<float>(static_cast<int32_t>((r * 131 + c * 7919) % 511) - 255);
+          std::vector<float> taps(static_cast<size_t>(kh * kw));
+          for (size_t i = 0; i < taps.size(); ++i)
+            taps[i] = t.extreme ? 255.f : static_cast<float>(static_cast<int32_t>((i * 37) % 255) - 127);
+          ASSERT_LE(kh * kw, kDepthwiseFusedMaxTaps);
+          std::vector<int32_t> sums(static_cast<size_t>(oh * ow));
+          DepthwisePlaneF32(phases.data(), rows, phase_w, 1, 1, 1, 1, kh, kw, taps.data(), oh, ow, sums.data());
+          std::vector<uint8_t> got(sums.size() + 8, 0xAB);  // past the end stays untouched
+          DepthwiseRequant rq{-301, scale, out_signed ? -3 : 120, out_signed, got.data()};
+          ASSERT_TRUE(DepthwiseRequantFuses(rq, kh * kw));
+          std::vector<int32_t> unused(sums.size(), 0);
+          DepthwisePlaneF32(phases.data(), rows, phase_w, 1, 1, 1, 1, kh, kw, taps.data(), oh, ow, unused.data(), &rq);
+          for (size_t i = 0; i < sums.size(); ++i)
+            ASSERT_EQ(got[i], RequantizeOne(sums[i], rq.bias, scale, rq.zero, out_signed)) << "at " << i;
+          for (size_t i = sums.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0xAB) << "past the plane at " << i;
+          EXPECT_EQ(unused, std::vector<int32_t>(sums.size(), 0)) << "the int32 plane is not written";
+        }
+  });
+}
+
+TEST(SimdDepthwise, RequantizationDoesNotFuseForLargeKernelsOrBiases) {
+  DepthwiseRequant rq;
+  EXPECT_TRUE(DepthwiseRequantFuses(rq, kDepthwiseFusedMaxTaps));
+  EXPECT_FALSE(DepthwiseRequantFuses(rq, kDepthwiseFusedMaxTaps + 1));
+  rq.bias = 1 << 23;
+  EXPECT_FALSE(DepthwiseRequantFuses(rq, 9));
+  rq.bias = 0, rq.scale = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(DepthwiseRequantFuses(rq, 9));
 }
 
 template <typename T>

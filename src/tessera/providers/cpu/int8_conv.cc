@@ -136,6 +136,17 @@ void DepthwiseAs(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const ui
       if constexpr (std::is_same_v<A, float>) {
         PhasePlanesF32(in, s.h, s.w, x_signed, x_zero, s.pad_t, s.pad_l, rows, cols, s.stride_w, phase_w,
                        phases.data());
+        // Requantized in the store where it fuses: no int32 plane.
+        DepthwiseRequant fused;
+        if (requant != nullptr) {
+          fused = {requant->bias ? requant->bias[ch] : 0, requant->scale[ch], requant->zero, requant->out_signed,
+                   requant->out + plane * pixels};
+          if (DepthwiseRequantFuses(fused, taps)) {
+            DepthwisePlaneF32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw,
+                              wc.data(), s.oh, s.ow, out, &fused);
+            continue;
+          }
+        }
         DepthwisePlaneF32(phases.data(), rows, phase_w, s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.kh, s.kw,
                           wc.data(), s.oh, s.ow, out);
       } else {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -107,13 +108,59 @@ void PhasePlanesF(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32
   PhasePlanesAs(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
 }
 
+// A depthwise plane's requantization as float vectors, set once a plane.
+template <class D>
+struct RequantLanes {
+  using V = hn::Vec<D>;
+  V bias, scale, zero, lo, hi, near_half;
+  explicit RequantLanes(D d, const DepthwiseRequant& rq)
+      : bias(hn::Set(d, static_cast<float>(rq.bias))),
+        scale(hn::Set(d, static_cast<float>(rq.scale))),
+        zero(hn::Set(d, static_cast<float>(rq.zero))),
+        lo(hn::Set(d, rq.out_signed ? -128.f : 0.f)),
+        hi(hn::Set(d, rq.out_signed ? 127.f : 255.f)),
+        near_half(hn::Set(d, 0.5f - 1e-4f)) {}
+};
+
+// One vector of a depthwise plane's float sums (whole numbers within 2^23)
+// requantized into rq.out from index `at`, `left` of them (at most a
+// vector): in float lanes, unless one lies within 1e-4 of a half step,
+// where the vector takes the double formula (RequantizeOneScale's rule).
+template <class D>
+HWY_INLINE void StoreRequantized(D d, hn::Vec<D> sum, const RequantLanes<D>& k, const DepthwiseRequant& rq, int64_t at,
+                                 int64_t left) {
+  const hn::RebindToSigned<D> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto v = hn::Mul(hn::Add(sum, k.bias), k.scale);
+  const auto r = hn::Round(v);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Gt(hn::Abs(hn::Sub(v, r)), k.near_half)))) {
+    HWY_ALIGN int32_t sums[64];
+    hn::Store(hn::ConvertTo(di, sum), di, sums);
+    for (int64_t i = 0; i < std::min(lanes, left); ++i)
+      rq.out[at + i] = RequantizeOne(sums[i], rq.bias, rq.scale, rq.zero, rq.out_signed);
+    return;
+  }
+  const auto q = hn::ConvertTo(di, hn::Min(hn::Max(hn::Add(r, k.zero), k.lo), k.hi));
+  HWY_ALIGN uint8_t bytes[64];
+  uint8_t* out = left >= lanes ? rq.out + at : bytes;
+  if (rq.out_signed) {
+    const hn::Rebind<int8_t, decltype(di)> d8;
+    hn::StoreU(hn::DemoteTo(d8, q), d8, reinterpret_cast<int8_t*>(out));
+  } else {
+    const hn::Rebind<uint8_t, decltype(di)> d8;
+    hn::StoreU(hn::DemoteTo(d8, q), d8, out);
+  }
+  if (out == bytes) std::copy(bytes, bytes + left, rq.out + at);
+}
+
 // The plane's sums in A: int32 (multiply, add), or float (fused
 // multiply-add, twice the rate, exact while every partial sum stays below
 // 2^24). Four vectors of one output row at a time share each tap's
 // broadcast; the sums are stored as int32.
 template <typename A>
 void DepthwisePlaneT(const A* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                     int64_t kh, int64_t kw, const A* taps, int64_t oh, int64_t ow, int32_t* y) {
+                     int64_t kh, int64_t kw, const A* taps, int64_t oh, int64_t ow, int32_t* y,
+                     const DepthwiseRequant* rq = nullptr) {
   const hn::ScalableTag<A> d;
   const hn::RebindToSigned<decltype(d)> di;
   using V = hn::Vec<decltype(d)>;
@@ -144,6 +191,12 @@ void DepthwisePlaneT(const A* phases, int64_t rows, int64_t phase_w, int64_t sh,
       return acc;
     }
   };
+  using DF = std::remove_cvref_t<decltype(d)>;
+  std::optional<RequantLanes<DF>> requant_lanes;
+  if constexpr (std::is_same_v<A, float>) {
+    if (rq != nullptr) requant_lanes.emplace(d, *rq);
+  }
+  const RequantLanes<DF>* lanes_rq = requant_lanes ? &*requant_lanes : nullptr;
   // R rows x C vectors of outputs from (oy, ox): R * C independent sums,
   // enough to cover the multiply-add's latency at 2 x 4. The last vector
   // of a row may pass ow: its loads stay inside phase_w, its store stops.
@@ -157,6 +210,14 @@ void DepthwisePlaneT(const A* phases, int64_t rows, int64_t phase_w, int64_t sh,
       for (int64_t r = 0; r < kR; ++r) {
         const A* in = phases + (oy + r) * sh * phase_w + tap_offset[static_cast<size_t>(t)] + ox;
         for (int64_t c = 0; c < kC; ++c) acc[r][c] = mul_add(hn::LoadU(d, in + c * lanes), w, acc[r][c]);
+      }
+    }
+    if constexpr (std::is_same_v<A, float>) {
+      if (rq != nullptr) {
+        for (int64_t r = 0; r < kR; ++r)
+          for (int64_t c = 0; c < kC; ++c)
+            StoreRequantized(DF(), acc[r][c], *lanes_rq, *rq, (oy + r) * ow + ox + c * lanes, ow - ox - c * lanes);
+        return;
       }
     }
     for (int64_t r = 0; r < kR; ++r)
@@ -187,8 +248,9 @@ void DepthwisePlane(const int32_t* phases, int64_t rows, int64_t phase_w, int64_
   DepthwisePlaneT(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
 }
 void DepthwisePlaneF(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
-                     int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y) {
-  DepthwisePlaneT(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
+                     int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y,
+                     const DepthwiseRequant* rq) {
+  DepthwisePlaneT(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y, rq);
 }
 
 // out[i] = saturate(round((acc[i] + add) * scale_i) + zero), scale_i =
@@ -363,10 +425,16 @@ void PhasePlanesF32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int
     HWY_DYNAMIC_DISPATCH(PhasePlanesF)(in, h, w, is_signed, zero, pad_t, pad_l, rows, cols, sw, phase_w, phases);
 }
 
+bool DepthwiseRequantFuses(const DepthwiseRequant& rq, int64_t taps) {
+  constexpr int32_t kExact = 1 << 23;
+  return taps <= kDepthwiseFusedMaxTaps && rq.bias > -kExact && rq.bias < kExact && std::abs(rq.scale) < 1e30;
+}
+
 void DepthwisePlaneF32(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
-                       int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y) {
+                       int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y,
+                       const DepthwiseRequant* rq) {
   if (oh > 0 && ow > 0)
-    HWY_DYNAMIC_DISPATCH(DepthwisePlaneF)(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y);
+    HWY_DYNAMIC_DISPATCH(DepthwisePlaneF)(phases, rows, phase_w, sh, sw, dh, dw, kh, kw, taps, oh, ow, y, rq);
 }
 
 void RequantizeI32(const int32_t* acc, int64_t n, int32_t add, double scale, const double* per_column, int32_t zero,

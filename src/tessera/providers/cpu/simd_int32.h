@@ -33,8 +33,27 @@ void DepthwisePlaneI32(const int32_t* phases, int64_t rows, int64_t phase_w, int
 constexpr int64_t kDepthwiseF32MaxTaps = (int64_t{1} << 24) / (255 * 255);
 void PhasePlanesF32(const uint8_t* in, int64_t h, int64_t w, bool is_signed, int32_t zero, int64_t pad_t,
                     int64_t pad_l, int64_t rows, int64_t cols, int64_t sw, int64_t phase_w, float* phases);
+// The requantization DepthwisePlaneF32 can do in its store, the plane's
+// bytes RequantizeOne(sum, bias, scale, zero, out_signed) as the sums leave
+// the registers (no int32 plane written). Float lanes requantize where
+// float gives the double formula's result (as RequantizeI32's one-scale
+// path decides: bias and sums within 2^23, no lane within 1e-4 of a half
+// step); the other vectors take the formula itself. Only for kernels of at
+// most kDepthwiseFusedMaxTaps taps, whose sums stay within 2^23.
+struct DepthwiseRequant {
+  int32_t bias = 0;
+  double scale = 1.0;
+  int32_t zero = 0;
+  bool out_signed = false;
+  uint8_t* out = nullptr;  // oh x ow bytes
+};
+constexpr int64_t kDepthwiseFusedMaxTaps = ((int64_t{1} << 23) - 1) / (255 * 255);
+// Whether `rq` can be fused for a kernel of `taps` taps.
+bool DepthwiseRequantFuses(const DepthwiseRequant& rq, int64_t taps);
+// y (oh x ow int32 sums) is not written when `rq` is given; it must fuse.
 void DepthwisePlaneF32(const float* phases, int64_t rows, int64_t phase_w, int64_t sh, int64_t sw, int64_t dh,
-                       int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y);
+                       int64_t dw, int64_t kh, int64_t kw, const float* taps, int64_t oh, int64_t ow, int32_t* y,
+                       const DepthwiseRequant* rq = nullptr);
 
 // out[i] = saturate(round((acc[i] + add) * s) + zero) as int8 (out_signed)
 // or uint8, s = per_column[i] when given, else scale; in double, rounding
