@@ -431,10 +431,13 @@ BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 256x64x3136, 256, 64, 3136);
 BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 512x4608x49, 512, 4608, 49);
 // mobilenet_v2's first expansion, 16 -> 96 channels at 112x112.
 BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 96x16x12544, 96, 16, 12544);
+// bert_base's FFN up-projection as the transposed product: W^T X^T.
+BENCHMARK_CAPTURE(BM_Int8GemmPackedWeights, 3072x768x128, 3072, 768, 128);
 BENCHMARK_CAPTURE(BM_Conv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_QLinearConv, 3x3_64ch_56, ConvShape{64, 64, 56, 3, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_QLinearConv, 1x1_256to64_56, ConvShape{256, 64, 56, 1, 1, 1})->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_QLinearConv, 1x1_16to96_112, ConvShape{16, 96, 112, 1, 1, 1})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_QLinearConv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_QLinearMatMul, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Conv, dw3x3_96ch_112_s1, ConvShape{96, 96, 112, 3, 1, 96})->Apply(ThreadArgs);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -307,6 +308,23 @@ TEST(Int8Gemm, RequantizesInTheStoreAsTheDoubleFormula) {
       EXPECT_EQ(got, want);
     }
   }
+}
+
+// The transposed product's way back: every element in place, shapes on
+// and off the 8 x 8 blocks, over a pool, on every target.
+TEST(Int8Gemm, TransposeInt32MovesEveryElement) {
+  ThreadPool pool(2);
+  test::OnEverySimdTarget([&] {
+    for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {13, 37}, {768, 40}}) {
+      std::vector<int32_t> src(static_cast<size_t>(rows * cols)), dst(src.size(), -1);
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int32_t>(i * 2654435761u);
+      TransposeInt32(src.data(), rows, cols, dst.data(), &pool);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          ASSERT_EQ(dst[static_cast<size_t>(c * rows + r)], src[static_cast<size_t>(r * cols + c)])
+              << rows << "x" << cols << " at " << r << "," << c;
+    }
+  });
 }
 
 TEST(Int8Gemm, EmptyKGivesZeros) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "support/int8_forms.h"
 #include "support/op_test.h"
 
 namespace tessera::test {
@@ -67,15 +68,20 @@ void CheckMatMulInteger(bool constant_b, int threads) {
       .Run();
 }
 
+// Every int8 GEMM form (a constant B takes the transposed byte-quad
+// product where byte quads are chosen), B constant and fed, 1 and 2 threads.
 TEST(QuantizedMatMul, MatMulIntegerIsExactForEveryOperandType) {
-  for (bool constant_b : {true, false})
-    for (int threads : {1, 2}) {
-      SCOPED_TRACE(testing::Message() << (constant_b ? "constant B" : "B fed") << ", " << threads << " threads");
-      CheckMatMulInteger<uint8_t, int8_t>(constant_b, threads);
-      CheckMatMulInteger<uint8_t, uint8_t>(constant_b, threads);
-      CheckMatMulInteger<int8_t, int8_t>(constant_b, threads);
-      CheckMatMulInteger<int8_t, uint8_t>(constant_b, threads);
-    }
+  for (const Int8Form& form : kInt8Forms)
+    for (bool constant_b : {true, false})
+      for (int threads : {1, 2}) {
+        const ScopedInt8Form scoped(form);
+        SCOPED_TRACE(testing::Message() << form.name << ", " << (constant_b ? "constant B" : "B fed") << ", "
+                                        << threads << " threads");
+        CheckMatMulInteger<uint8_t, int8_t>(constant_b, threads);
+        CheckMatMulInteger<uint8_t, uint8_t>(constant_b, threads);
+        CheckMatMulInteger<int8_t, int8_t>(constant_b, threads);
+        CheckMatMulInteger<int8_t, uint8_t>(constant_b, threads);
+      }
 }
 
 TEST(QuantizedMatMul, MatMulIntegerTakesPerRowZeroPointsOfA) {
@@ -84,12 +90,16 @@ TEST(QuantizedMatMul, MatMulIntegerTakesPerRowZeroPointsOfA) {
   const auto b = RandomBytes<int8_t>(k * n, 4);
   const std::vector<int32_t> za = {0, 255, 17, 128, 3};
   const auto want = Product(a, za, b, {0}, m, k, n);
-  OpTest("MatMulInteger", 10)
-      .Input("a", T_<uint8_t>(a, {m, k}))
-      .ConstantInput("b", T_<int8_t>(b, {k, n}))
-      .ConstantInput("a_zero_point", T_<uint8_t>({0, 255, 17, 128, 3}, {m}))
-      .Output("y", T_<int32_t>(std::vector<int32_t>(want.begin(), want.end()), {m, n}))
-      .Run();
+  for (const Int8Form& form : kInt8Forms) {
+    const ScopedInt8Form scoped(form);
+    SCOPED_TRACE(form.name);
+    OpTest("MatMulInteger", 10)
+        .Input("a", T_<uint8_t>(a, {m, k}))
+        .ConstantInput("b", T_<int8_t>(b, {k, n}))
+        .ConstantInput("a_zero_point", T_<uint8_t>({0, 255, 17, 128, 3}, {m}))
+        .Output("y", T_<int32_t>(std::vector<int32_t>(want.begin(), want.end()), {m, n}))
+        .Run();
+  }
 }
 
 // y = saturate(round(C * sa * sb[j] / ys) + yz), as ONNX defines it.

@@ -314,6 +314,18 @@ PackedInt8A::PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, in
   }
 }
 
+PackedInt8A PackedInt8A::FromTransposed(bool is_signed, int64_t k, int64_t m, const void* b, int64_t ldb,
+                                        ZeroPoints zero) {
+  if (!Int8GemmUsesByteQuads()) throw std::logic_error("int8 GEMM: a transposed A is packed only as byte quads");
+  PackedInt8A out;
+  out.m_ = m, out.k_ = k, out.steps_ = (k + 3) / 4;
+  if (m <= 0 || k <= 0) return out;
+  auto packed = std::make_shared<int8_maddubs::PackedA>();
+  int8_maddubs::PackA(is_signed, m, k, b, 1, zero, *packed, ldb);
+  out.byte_quads_ = std::move(packed);
+  return out;
+}
+
 void Int8GemmS32(int64_t m, int64_t j_begin, int64_t j_end, bool a_signed, const void* a, int64_t lda, ZeroPoints a_zero,
                  const PackedInt8B& b, int32_t* c, int64_t ldc, const Int8Requant* requant, const PackedInt8A* packed_a,
                  int64_t packed_row) {
@@ -384,6 +396,13 @@ void Int8GemmPackingBPooled(ThreadPool* pool, int64_t m, bool a_signed, const vo
       b.PackPanels(p0, p1);
       Int8GemmS32(m, p0 * kPanel, std::min(n, p1 * kPanel), a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
     }
+  });
+}
+
+void TransposeInt32(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst, ThreadPool* pool) {
+  const bool avx2 = HWY_DYNAMIC_DISPATCH(RunsAvx2)();
+  ParallelFor(pool, (rows + 7) / 8, std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1)), [&](int64_t b0, int64_t b1) {
+    int8_maddubs::TransposeRows(avx2, src, rows, cols, b0 * 8, std::min(rows, b1 * 8), dst);
   });
 }
 

@@ -61,6 +61,12 @@ class PackedInt8B {
   // convolution's taps as slices of one padded image, say).
   void RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,
                   ThreadPool* pool = nullptr, const PackedInt8A* a_side = nullptr);
+  // B given as its transpose: src holds n rows of k bytes (ld apart), the
+  // activations of a product computed as C^T = W^T X^T so that constant
+  // weights W take the A side. Byte-quad form only: a_side must hold byte
+  // quads. Each column's quads are its row's words, copied.
+  void RepackTransposed(bool is_signed, int64_t k, int64_t n, const void* src, int64_t ld, ZeroPoints zero,
+                        const PackedInt8A& a_side, ThreadPool* pool = nullptr);
   // RepackRows in two steps, for a product that packs B's panels as it
   // multiplies them (Int8GemmPackingBPooled): Begin picks the form and
   // sizes the storage; PackPanels(p0, p1) packs panels [p0, p1) from the
@@ -116,6 +122,11 @@ class PackedInt8A {
   static constexpr int64_t kRowPanel = 12;
   PackedInt8A() = default;
   PackedInt8A(bool is_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero);
+  // A given as B^T, B [k, m] row-major (ldb bytes between rows) read in
+  // place: the transposed product's constant weights. Byte-quad form only
+  // (Int8GemmUsesByteQuads).
+  static PackedInt8A FromTransposed(bool is_signed, int64_t k, int64_t m, const void* b, int64_t ldb,
+                                    ZeroPoints zero);
   bool empty() const { return words_.empty(); }  // no quad form
   // The pair form: [panel][pair][pair_rows] words, or empty.
   const std::vector<int32_t>& pair_words() const { return pair_words_; }
@@ -192,6 +203,9 @@ void Int8GemmPackingBPooled(ThreadPool* pool, int64_t m, bool a_signed, const vo
                             const PackedInt8A* packed_a, bool b_signed, int64_t k, int64_t n,
                             const uint8_t* const* b_rows, ZeroPoints b_zero, PackedInt8B& b, int32_t* c, int64_t ldc,
                             const Int8Requant* requant = nullptr);
+
+// dst [cols, rows] = src [rows, cols] transposed, split over `pool`.
+void TransposeInt32(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst, ThreadPool* pool);
 
 // Whether products packed now use AVX512_VNNI (an AVX-512 CPU that has it,
 // under a cap that allows AVX-512): quads with vpdpbusd by default.

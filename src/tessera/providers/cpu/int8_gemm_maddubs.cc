@@ -250,6 +250,27 @@ TESSERA_AVX2 void KernelAvx2(const Strip& s) {
     if (rows > 3) StoreRowAvx2(s, i0 + 3, c30, c31);
   }
 }
+// An 8 x 8 block of int32: src rows 8 apart by lds, into dst rows by ldd.
+TESSERA_AVX2 void Transpose8x8Avx2(const int32_t* src, int64_t lds, int32_t* dst, int64_t ldd) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + i * lds));
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(dst + i * ldd), t[i]);
+}
+
 #undef TESSERA_MADDUBS_ROW
 #undef TESSERA_MADDUBS_EXTRAS
 #undef TESSERA_AVX2_INLINE
@@ -258,7 +279,8 @@ TESSERA_AVX2 void KernelAvx2(const Strip& s) {
 
 }  // namespace
 
-void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero, PackedA& out) {
+void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero, PackedA& out,
+           int64_t col_stride) {
   out.m = m, out.k = k, out.steps = (k + 3) / 4, out.blocks = (out.steps + kMaxKcQuads - 1) / kMaxKcQuads;
   out.block_quads = out.blocks > 0 ? (out.steps + out.blocks - 1) / out.blocks : 0;
   const int64_t panels = (m + kRows - 1) / kRows, steps = out.steps, blocks = out.blocks;
@@ -268,7 +290,26 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
   out.extras.clear();
   out.extra_begin.assign(static_cast<size_t>(panels * kRows * (blocks + 1)), 0);
   const auto* bytes = static_cast<const uint8_t*>(a);
-  for (int64_t p = 0; p < panels; ++p)
+  // A given transposed: the rows of kGroup panels gathered first into
+  // contiguous rows, reading the source a line of 64 rows at a time, so
+  // the rows below read as in the usual case.
+  constexpr int64_t kGroup = 16;
+  std::vector<uint8_t> gathered(col_stride != 1 ? static_cast<size_t>(kGroup * kRows * k) : 0);
+  for (int64_t p = 0; p < panels; ++p) {
+    if (col_stride != 1 && p % kGroup == 0) {
+      // 16 values of K at a time: the 16 source lines stay in L1 (a power-of-
+      // two stride maps more of them to one cache set) while every row
+      // takes its 16 bytes.
+      const int64_t i0 = p * kRows, rows = std::min(kGroup * kRows, m - i0);
+      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+        const int64_t k1 = std::min(k, k0 + 16);
+        for (int64_t r = 0; r < rows; ++r) {
+          const uint8_t* src = bytes + (i0 + r) * lda;
+          uint8_t* dst = gathered.data() + r * k;
+          for (int64_t kk = k0; kk < k1; ++kk) dst[kk] = src[kk * col_stride];
+        }
+      }
+    }
     for (int64_t r = 0; r < kRows; ++r) {
       const int64_t i = p * kRows + r;
       uint32_t* begin = out.extra_begin.data() + (p * kRows + r) * (blocks + 1);
@@ -276,16 +317,31 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
         std::fill(begin, begin + blocks + 1, static_cast<uint32_t>(out.extras.size()));
         continue;
       }
-      const uint8_t* row = bytes + i * lda;
+      const uint8_t* row = col_stride != 1 ? gathered.data() + ((p % kGroup) * kRows + r) * k : bytes + i * lda;
       const auto value = [&](int64_t kk) -> int32_t {
-        if (kk >= k) return 0;
+        if (kk >= k) [[unlikely]]
+          return 0;
         return a_signed ? static_cast<int8_t>(row[kk]) : int32_t{row[kk]} - 128;
       };
       uint32_t sum = 0;
-      for (int64_t q = 0; q < steps; ++q) {
-        if (q % out.block_quads == 0) begin[q / out.block_quads] = static_cast<uint32_t>(out.extras.size());
+      for (int64_t q = 0, block_end = 0, b = 0; q < steps; ++q) {
+        if (q == block_end) begin[b++] = static_cast<uint32_t>(out.extras.size()), block_end += out.block_quads;
         int32_t v[4], main[4], rest[4] = {};
-        for (int t = 0; t < 4; ++t) main[t] = v[t] = value(4 * q + t), sum += static_cast<uint32_t>(v[t]);
+        if (4 * q + 4 <= k) {
+          // A whole quad of a contiguous row: one load.
+          uint32_t word;
+          std::memcpy(&word, row + 4 * q, 4);
+          if (!a_signed) word ^= 0x80808080u;  // uint8 less 128
+          for (int t = 0; t < 4; ++t) main[t] = v[t] = static_cast<int8_t>(word >> (8 * t));
+        } else {
+          for (int t = 0; t < 4; ++t) main[t] = v[t] = value(4 * q + t);
+        }
+        sum += static_cast<uint32_t>(v[0] + v[1] + v[2] + v[3]);
+        // The common case: no value past 64, so no pair can saturate.
+        if (std::max({std::abs(v[0]), std::abs(v[1]), std::abs(v[2]), std::abs(v[3])}) <= 64) {
+          out.words[static_cast<size_t>((p * steps + q) * kRows + r)] = QuadWord(v);
+          continue;
+        }
         bool split = false;
         for (int h = 0; h < 4; h += 2) {
           if (!PairCanSaturate(v[h], v[h + 1])) continue;
@@ -302,6 +358,7 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
       out.za[static_cast<size_t>(i)] = static_cast<uint32_t>(za);
       out.centered[static_cast<size_t>(i)] = sum - static_cast<uint32_t>(k) * static_cast<uint32_t>(za);
     }
+  }
   out.za_all_zero = std::all_of(out.za.begin(), out.za.end(), [](uint32_t z) { return z == 0; });
   out.block_has_extras.assign(static_cast<size_t>(panels * blocks), 0);
   for (int64_t p = 0; p < panels; ++p)
@@ -310,6 +367,24 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
         const uint32_t* begin = out.extra_begin.data() + (p * kRows + r) * (blocks + 1);
         if (begin[b + 1] != begin[b]) out.block_has_extras[static_cast<size_t>(p * blocks + b)] = 1;
       }
+}
+
+void TransposeRows(bool avx2, const int32_t* src, int64_t rows, int64_t cols, int64_t r0, int64_t r1, int32_t* dst) {
+  int64_t i = r0;
+#ifdef TESSERA_MADDUBS_X86
+  if (avx2) {
+    for (; i + 8 <= r1; i += 8) {
+      int64_t j = 0;
+      for (; j + 8 <= cols; j += 8) Transpose8x8Avx2(src + i * cols + j, cols, dst + j * rows + i, rows);
+      for (; j < cols; ++j)
+        for (int64_t t = 0; t < 8; ++t) dst[j * rows + i + t] = src[(i + t) * cols + j];
+    }
+  }
+#else
+  (void)avx2;
+#endif
+  for (; i < r1; ++i)
+    for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
 }
 
 void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a, int64_t row0, const PackedInt8B& b,

@@ -47,8 +47,11 @@ struct PackedA {
   bool za_all_zero = false;            // every row's za' is 0: B's column sums are not needed
 };
 
-// Packs A (int8 when a_signed, else uint8) with its zero points.
-void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero, PackedA& out);
+// Packs A (int8 when a_signed, else uint8) with its zero points: element
+// (i, kk) at a[i * lda + kk * col_stride] (col_stride > 1: A given as the
+// transpose of a row-major matrix, a constant B read in place).
+void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, ZeroPoints zero, PackedA& out,
+           int64_t col_stride = 1);
 
 // Columns [j_begin, j_end) of C [m, n] from A's rows [row0, row0 + m)
 // (row0 a multiple of kRows) and B packed in this form. `avx2` runs the
@@ -58,5 +61,10 @@ void PackA(bool a_signed, int64_t m, int64_t k, const void* a, int64_t lda, Zero
 // up in C.
 void Gemm(bool avx2, int64_t m, int64_t j_begin, int64_t j_end, const PackedA& a, int64_t row0, const PackedInt8B& b,
           int32_t* c, int64_t ldc, const Int8Requant* requant = nullptr);
+
+// dst [cols, rows] (ldd between rows) = rows [r0, r1) of src [rows, cols]
+// transposed: the transposed product's C^T back into C. `avx2` moves 8 x 8
+// blocks in registers.
+void TransposeRows(bool avx2, const int32_t* src, int64_t rows, int64_t cols, int64_t r0, int64_t r1, int32_t* dst);
 
 }  // namespace tessera::cpu::int8_maddubs

@@ -1,6 +1,8 @@
 // B's packing for the int8 GEMM (PackedInt8B, int8_gemm.h): the pair form
 // here, the two quad forms by int8_gemm_quads.cc.
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -96,6 +98,39 @@ void PackedInt8B::RepackRows(bool is_signed, int64_t k, int64_t n, const uint8_t
   ParallelFor(pool, panels(), std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)),
               [&](int64_t p0, int64_t p1) { PackPanels(p0, p1); });
   rows_ = nullptr;
+}
+
+void PackedInt8B::RepackTransposed(bool is_signed, int64_t k, int64_t n, const void* src, int64_t ld, ZeroPoints zero,
+                                   const PackedInt8A& a_side, ThreadPool* pool) {
+  if (a_side.byte_quads() == nullptr) throw std::logic_error("int8 GEMM: a transposed B needs a byte-quad A");
+  Begin(is_signed, k, n, nullptr, zero, &a_side);
+  rows_ = nullptr;
+  // Stored as uint8: int8 bytes with the top bit flipped (their zero
+  // points moved by 128, as Begin set them).
+  const uint32_t flip = is_signed ? 0x80808080u : 0u;
+  const int64_t whole = k / 4;
+  const auto* bytes = static_cast<const uint8_t*>(src);
+  ParallelFor(pool, panels(), std::max<int64_t>(1, 2048 / std::max<int64_t>(k, 1)), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p)
+      for (int64_t c = 0; c < kPanel; ++c) {
+        const int64_t j = p * kPanel + c;
+        auto* out = reinterpret_cast<uint8_t*>(quad_.data()) + (p * quads4_ * kPanel + c) * 4;
+        const uint8_t* row = bytes + j * ld;
+        int32_t sum = 0;
+        for (int64_t q = 0; q < quads4_; ++q, out += kPanel * 4) {
+          uint32_t word = 0;
+          if (j < n && q < whole) {
+            std::memcpy(&word, row + 4 * q, 4);
+            word ^= flip;
+          } else if (j < n) {
+            for (int64_t t = 0; 4 * q + t < k; ++t) word |= static_cast<uint32_t>(row[4 * q + t] ^ (flip & 0xff)) << (8 * t);
+          }
+          std::memcpy(out, &word, 4);
+          if (column_sums_) sum += static_cast<int32_t>((word & 0xff) + ((word >> 8) & 0xff) + ((word >> 16) & 0xff) + (word >> 24));
+        }
+        if (j < n) colsum_[static_cast<size_t>(j)] = sum;
+      }
+  });
 }
 
 void PackedInt8B::Begin(bool is_signed, int64_t k, int64_t n, const uint8_t* const* rows, ZeroPoints zero,

@@ -294,7 +294,7 @@ std::optional<Int8B> PackInt8B(const Tensor& b, const Tensor* zb) {
   const bool is_signed = b.dtype() == DataType::kInt8;
   auto packed = std::make_shared<const PackedInt8B>(is_signed, b.dim(0), b.dim(1), b.raw_data(), b.dim(1),
                                                     ZeroPoints{z->data(), z->size() > 1});
-  return Int8B{std::move(packed), is_signed, b.shape()};
+  return Int8B{std::move(packed), nullptr, is_signed, b.shape()};
 }
 
 // Input b_input packed once at kernel creation, when it and its zero point
@@ -302,7 +302,16 @@ std::optional<Int8B> PackInt8B(const Tensor& b, const Tensor* zb) {
 std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_input, size_t zp_input) {
   const auto b = ConstantWithZeroPointOf(info, b_input, zp_input);
   if (!b) return nullptr;
-  auto packed = PackInt8B(*b->value, b->zero_point);
+  const Tensor& w = *b->value;
+  if (Int8GemmUsesByteQuads() && IsInt8(w.dtype()) && w.rank() == 2 && w.dim(0) > 0 && w.dim(1) > 0) {
+    auto z = ColumnZeroPoints(w, b->zero_point);
+    if (!z) return nullptr;
+    const bool is_signed = w.dtype() == DataType::kInt8;
+    auto transposed = std::make_shared<const PackedInt8A>(PackedInt8A::FromTransposed(
+        is_signed, w.dim(0), w.dim(1), w.raw_data(), w.dim(1), ZeroPoints{z->data(), z->size() > 1}));
+    return std::make_shared<const Int8B>(Int8B{nullptr, std::move(transposed), is_signed, w.shape()});
+  }
+  auto packed = PackInt8B(w, b->zero_point);
   return packed ? std::make_shared<const Int8B>(std::move(*packed)) : nullptr;
 }
 
@@ -322,8 +331,18 @@ void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const In
     std::vector<double> zd = ExpandParam(za, a_rows, true, "a_zero_point", ctx);
     z.assign(zd.begin(), zd.end());
   }
-  Int8GemmS32Pooled(ctx.thread_pool(), rows, a.dtype() == DataType::kInt8, a.raw_data(), k,
-                    ZeroPoints{z.data(), z.size() > 1}, *b.packed, c, n);
+  const bool a_signed = a.dtype() == DataType::kInt8;
+  const ZeroPoints a_zero{z.data(), z.size() > 1};
+  if (b.transposed == nullptr)
+    return Int8GemmS32Pooled(ctx.thread_pool(), rows, a_signed, a.raw_data(), k, a_zero, *b.packed, c, n);
+  // C^T [n, rows] = B^T A^T, then C. A's rows are the columns of the
+  // transposed product, its zero points theirs.
+  thread_local PackedInt8B at;
+  at.RepackTransposed(a_signed, k, rows, a.raw_data(), k, a_zero, *b.transposed, ctx.thread_pool());
+  const auto ct = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(rows * n));
+  Int8GemmS32Pooled(ctx.thread_pool(), n, b.is_signed, nullptr, k, ZeroPoints{}, at, ct.get(), rows, nullptr,
+                    b.transposed.get());
+  TransposeInt32(ct.get(), n, rows, c, ctx.thread_pool());
 }
 
 // B of the node now: the one packed at creation, or input b_input packed

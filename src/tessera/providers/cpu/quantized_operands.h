@@ -15,6 +15,11 @@ namespace tessera::cpu {
 
 struct Int8B {
   std::shared_ptr<const PackedInt8B> packed;
+  // Instead of `packed`, for a constant B where AVX2 is the best target:
+  // B^T [N, K] as the A side of the byte-quad form, the product computed as
+  // C^T = B^T A^T (the weights take the side whose saturating pairs are
+  // split once, at creation).
+  std::shared_ptr<const PackedInt8A> transposed;
   bool is_signed = false;
   Shape shape;
 };
