@@ -424,13 +424,17 @@ void Int8GemmS32Pooled(ThreadPool* pool, int64_t m, bool a_signed, const void* a
   const int64_t n = b.n();
   if (ThreadPool::InParallelRegion()) pool = nullptr;
   const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
-  const int64_t tasks = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
-  if (tasks <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
+  const int64_t threads = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
+  if (threads <= 1) return Int8GemmS32(m, 0, n, a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
   // Columns in whole panels; rows when C is taller than wide, in whole
-  // panels of a packed A.
+  // panels of a packed A. With A packed once, about four blocks a thread,
+  // handed out as threads come free (a descheduled vCPU then holds up one
+  // block, not half the product); otherwise one a thread, as each block
+  // packs its rows of A.
   const bool by_cols = n >= m;
   const int64_t extent = by_cols ? n : m, align = by_cols ? kPanel : PackedInt8A::kRowPanel;
-  const int64_t block = (extent / tasks + align - 1) / align * align;
+  const int64_t tasks = packed_a != nullptr ? 4 * threads : threads;
+  const int64_t block = std::max(align, (extent / tasks + align - 1) / align * align);
   pool->ParallelFor((extent + block - 1) / block, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t t = b0; t < b1; ++t) {
       const int64_t lo = t * block, hi = std::min(extent, lo + block);
