@@ -121,7 +121,13 @@ void DepthwiseAs(ThreadPool* pool, const Conv2DShape& s, bool x_signed, const ui
   const int64_t phase_w = (cols + s.stride_w - 1) / s.stride_w + 64;
   ParallelFor(pool, s.n * s.c, 1, [&](int64_t p0, int64_t p1) {
     std::vector<A> wc(static_cast<size_t>(taps));
-    std::vector<A> phases(static_cast<size_t>(s.stride_w * rows * phase_w), A{0});
+    // Kept by each thread between convolutions: the windows read only what
+    // PhasePlanes writes, and the slack past a row (read, then dropped, by
+    // the last vector) holds zeros or earlier planes' whole numbers, never
+    // a NaN or a denormal.
+    thread_local std::vector<A> phases;
+    if (phases.size() < static_cast<size_t>(s.stride_w * rows * phase_w))
+      phases.resize(static_cast<size_t>(s.stride_w * rows * phase_w), A{0});
     for (int64_t plane = p0; plane < p1; ++plane) {
       const int64_t ch = plane % s.c;
       for (int64_t t = 0; t < taps; ++t) {
