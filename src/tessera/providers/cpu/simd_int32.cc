@@ -153,6 +153,32 @@ HWY_INLINE void StoreRequantized(D d, hn::Vec<D> sum, const RequantLanes<D>& k, 
   if (out == bytes) std::copy(bytes, bytes + left, rq.out + at);
 }
 
+#if HWY_TARGET == HWY_AVX2
+// Four vectors (32 contiguous outputs) of StoreRequantized at once: the
+// saturating packs clamp to the output type (|v| < 2^31 with |scale| <
+// 128) and move all 32 bytes in three packs and one permute. False (nothing
+// stored) when a lane lies near a half step.
+HWY_INLINE bool StoreRequantized32(const hn::Vec<hn::ScalableTag<float>> (&sum)[4],
+                                   const RequantLanes<hn::ScalableTag<float>>& k, bool out_signed, uint8_t* out) {
+  __m256i q[4];
+  __m256 doubt = _mm256_setzero_ps();
+  for (int c = 0; c < 4; ++c) {
+    const __m256 v = _mm256_mul_ps(_mm256_add_ps(sum[c].raw, k.bias.raw), k.scale.raw);
+    const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(v, r));
+    doubt = _mm256_or_ps(doubt, _mm256_cmp_ps(off, k.near_half.raw, _CMP_GT_OQ));
+    q[c] = _mm256_cvtps_epi32(_mm256_add_ps(r, k.zero.raw));  // whole numbers: exact
+  }
+  if (_mm256_movemask_ps(doubt) != 0) return false;
+  const __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
+  const __m256i bytes = out_signed ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
+  // Each 128-bit lane holds four values of each vector: put them in order.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(bytes, order));
+  return true;
+}
+#endif
+
 // The plane's sums in A: int32 (multiply, add), or float (fused
 // multiply-add, twice the rate, exact while every partial sum stays below
 // 2^24). Four vectors of one output row at a time share each tap's
@@ -197,6 +223,8 @@ void DepthwisePlaneT(const A* phases, int64_t rows, int64_t phase_w, int64_t sh,
     if (rq != nullptr) requant_lanes.emplace(d, *rq);
   }
   const RequantLanes<DF>* lanes_rq = requant_lanes ? &*requant_lanes : nullptr;
+  // The saturating packs clamp correctly while |v| < 2^31.
+  [[maybe_unused]] const bool packs_clamp = rq != nullptr && std::abs(rq->scale) < 128;
   // R rows x C vectors of outputs from (oy, ox): R * C independent sums,
   // enough to cover the multiply-add's latency at 2 x 4. The last vector
   // of a row may pass ow: its loads stay inside phase_w, its store stops.
@@ -214,9 +242,17 @@ void DepthwisePlaneT(const A* phases, int64_t rows, int64_t phase_w, int64_t sh,
     }
     if constexpr (std::is_same_v<A, float>) {
       if (rq != nullptr) {
-        for (int64_t r = 0; r < kR; ++r)
+        for (int64_t r = 0; r < kR; ++r) {
+#if HWY_TARGET == HWY_AVX2
+          if constexpr (kC == 4) {
+            if (packs_clamp && ow - ox >= 4 * lanes &&
+                StoreRequantized32(acc[r], *lanes_rq, rq->out_signed, rq->out + (oy + r) * ow + ox))
+              continue;
+          }
+#endif
           for (int64_t c = 0; c < kC; ++c)
             StoreRequantized(DF(), acc[r][c], *lanes_rq, *rq, (oy + r) * ow + ox + c * lanes, ow - ox - c * lanes);
+        }
         return;
       }
     }
