@@ -20,7 +20,7 @@ class ThreadPool {
   // chunks before it sleeps. Kernels of one run come microseconds apart, and a
   // futex wake-up costs tens of microseconds on a loaded machine; the bound
   // keeps an idle session from burning a core once its run has ended.
-  static constexpr int kDefaultSpinMicros = 50;
+  static constexpr int kDefaultSpinMicros = 1000;
 
   // num_threads counts the calling thread: 1 means no workers at all.
   // spin_micros = 0 sleeps at once (no polling).
