@@ -11,8 +11,10 @@ const KernelTable& CpuKernelTable() {
     std::vector<KernelRow> rows;
     for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ShapeKernels,
                         LayoutKernels, CastKernels, IndexingKernels, ReduceKernels, SoftmaxKernels, LossKernels,
-                        MatMulKernels, ConvKernels, PoolKernels, NormalizationKernels, RecurrentKernels,
-                        ControlFlowKernels, ResizeKernels, AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
+                        MatMulKernels, ConvKernels, IntegerConvKernels, DeformConvKernels, CausalConvKernels,
+                        PoolKernels, NormalizationKernels, RecurrentKernels,
+                        ControlFlowKernels, ResizeKernels, GridSampleKernels, ObjectDetectionKernels, Col2ImKernels,
+                        AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
                         QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
                         DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels,
                         MatMulNBitsKernels, MicrosoftAttentionKernels, MicrosoftBertAttentionKernels,

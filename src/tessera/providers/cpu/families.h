@@ -21,12 +21,18 @@ std::vector<KernelRow> SoftmaxKernels();         // softmax.cc
 std::vector<KernelRow> LossKernels();            // losses.cc
 std::vector<KernelRow> MatMulKernels();          // matmul.cc
 std::vector<KernelRow> QuantizedMatMulKernels();  // quantized_matmul.cc
-std::vector<KernelRow> ConvKernels();            // conv.cc
+std::vector<KernelRow> ConvKernels();            // conv.cc: Conv, ConvTranspose
+std::vector<KernelRow> IntegerConvKernels();     // conv_integer.cc: ConvInteger, QLinearConv
+std::vector<KernelRow> DeformConvKernels();      // deform_conv.cc
+std::vector<KernelRow> CausalConvKernels();      // causal_conv.cc: CausalConvWithState
+std::vector<KernelRow> Col2ImKernels();          // col2im.cc
 std::vector<KernelRow> PoolKernels();            // pool.cc
 std::vector<KernelRow> NormalizationKernels();   // normalization.cc
 std::vector<KernelRow> RecurrentKernels();       // rnn.cc
 std::vector<KernelRow> ControlFlowKernels();     // control_flow.cc
-std::vector<KernelRow> ResizeKernels();          // resize.cc
+std::vector<KernelRow> ResizeKernels();          // resize.cc: Resize, Upsample
+std::vector<KernelRow> GridSampleKernels();      // grid_sample.cc: GridSample, AffineGrid
+std::vector<KernelRow> ObjectDetectionKernels();  // object_detection.cc: RoiAlign, NonMaxSuppression
 std::vector<KernelRow> AttentionKernels();       // attention.cc
 std::vector<KernelRow> QuantizationKernels();       // quantization.cc
 std::vector<KernelRow> SignalKernels();             // signal.cc
