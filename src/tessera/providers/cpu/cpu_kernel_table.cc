@@ -10,7 +10,8 @@ const KernelTable& CpuKernelTable() {
     using namespace cpu;
     std::vector<KernelRow> rows;
     for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ShapeKernels,
-                        LayoutKernels, CastKernels, IndexingKernels, ReduceKernels, SoftmaxKernels, LossKernels,
+                        LayoutKernels, CastKernels, IndexingKernels, SelectionKernels, CumulativeKernels,
+                        ReduceKernels, SoftmaxKernels, LossKernels,
                         MatMulKernels, ConvKernels, IntegerConvKernels, DeformConvKernels, CausalConvKernels,
                         PoolKernels, NormalizationKernels, RecurrentKernels,
                         ControlFlowKernels, ResizeKernels, GridSampleKernels, ObjectDetectionKernels, Col2ImKernels,

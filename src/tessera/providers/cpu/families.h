@@ -15,7 +15,9 @@ std::vector<KernelRow> ActivationKernels();      // activations.cc
 std::vector<KernelRow> ShapeKernels();           // tensor_shape.cc
 std::vector<KernelRow> LayoutKernels();          // tensor_layout.cc
 std::vector<KernelRow> CastKernels();            // cast.cc
-std::vector<KernelRow> IndexingKernels();        // gather_scatter.cc
+std::vector<KernelRow> IndexingKernels();        // gather_scatter.cc: Gather*, Scatter*, OneHot
+std::vector<KernelRow> SelectionKernels();       // topk_unique.cc: TopK, Unique, NonZero
+std::vector<KernelRow> CumulativeKernels();      // cumulative.cc: CumSum, CumProd
 std::vector<KernelRow> ReduceKernels();          // reduce.cc
 std::vector<KernelRow> SoftmaxKernels();         // softmax.cc
 std::vector<KernelRow> LossKernels();            // losses.cc

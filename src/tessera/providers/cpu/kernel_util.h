@@ -73,6 +73,16 @@ void DispatchNumeric(DataType dt, const KernelContext& ctx, Fn&& fn) {
     DispatchInt(dt, ctx, fn);
 }
 
+// Numeric plus bool: for kernels that compute on values (compare, count).
+template <typename Fn>
+void DispatchNumericBool(DataType dt, const KernelContext& ctx, Fn&& fn) {
+  if (dt == DataType::kBool) {
+    fn.template operator()<bool>();
+    return;
+  }
+  DispatchNumeric(dt, ctx, fn);
+}
+
 // Numeric plus bool and string: for data-movement kernels that only copy.
 template <typename Fn>
 void DispatchAll(DataType dt, const KernelContext& ctx, Fn&& fn) {
@@ -82,6 +92,10 @@ void DispatchAll(DataType dt, const KernelContext& ctx, Fn&& fn) {
     default: DispatchNumeric(dt, ctx, fn);
   }
 }
+
+// The element types of the kernels that move or compare elements without
+// arithmetic (gather, scatter, NonZero, Unique): numeric, bool, string, complex.
+std::vector<DataType> MovementTypes();
 
 // Byte-wise kernels (copy/gather/transposes) only need the element size.
 inline size_t ElementSize(const Tensor& t) { return static_cast<size_t>(ElementBits(t.dtype()) / 8); }
