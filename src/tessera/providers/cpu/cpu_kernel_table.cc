@@ -12,7 +12,7 @@ const KernelTable& CpuKernelTable() {
     for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ShapeKernels,
                         LayoutKernels, CastKernels, IndexingKernels, SelectionKernels, CumulativeKernels,
                         ReduceKernels, SoftmaxKernels, LossKernels,
-                        MatMulKernels, ConvKernels, IntegerConvKernels, DeformConvKernels, CausalConvKernels,
+                        MatMulKernels, EinsumKernels, ConvKernels, IntegerConvKernels, DeformConvKernels, CausalConvKernels,
                         PoolKernels, NormalizationKernels, RecurrentKernels,
                         ControlFlowKernels, ResizeKernels, GridSampleKernels, ObjectDetectionKernels, Col2ImKernels,
                         AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,

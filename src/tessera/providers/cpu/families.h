@@ -21,7 +21,8 @@ std::vector<KernelRow> CumulativeKernels();      // cumulative.cc: CumSum, CumPr
 std::vector<KernelRow> ReduceKernels();          // reduce.cc
 std::vector<KernelRow> SoftmaxKernels();         // softmax.cc
 std::vector<KernelRow> LossKernels();            // losses.cc
-std::vector<KernelRow> MatMulKernels();          // matmul.cc
+std::vector<KernelRow> MatMulKernels();          // matmul.cc: MatMul, Gemm
+std::vector<KernelRow> EinsumKernels();          // einsum.cc
 std::vector<KernelRow> QuantizedMatMulKernels();  // quantized_matmul.cc
 std::vector<KernelRow> ConvKernels();            // conv.cc: Conv, ConvTranspose
 std::vector<KernelRow> IntegerConvKernels();     // conv_integer.cc: ConvInteger, QLinearConv
