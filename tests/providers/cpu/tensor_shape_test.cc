@@ -263,7 +263,7 @@ TEST(TensorFamilyRowsTest, CoverEveryOpsetOnce) {
       {"SpaceToDepth", 1}, {"Trilu", 14},   {"Compress", 9},       {"ReverseSequence", 10},
       {"CenterCropPad", 18}, {"Cast", 1},   {"CastLike", 15},      {"BitCast", 26}};
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> ranges;
-  for (auto family : {cpu::ShapeKernels, cpu::LayoutKernels, cpu::CastKernels})
+  for (auto family : {cpu::ShapeKernels, cpu::LayoutKernels, cpu::PadKernels, cpu::CastKernels})
     for (const KernelRow& r : family()) {
       if (r.domain == kMicrosoftDomain) {
         EXPECT_TRUE(r.op_type == "Trilu" || r.op_type == "Range") << r.op_type;

@@ -10,7 +10,7 @@ const KernelTable& CpuKernelTable() {
     using namespace cpu;
     std::vector<KernelRow> rows;
     for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ShapeKernels,
-                        LayoutKernels, CastKernels, IndexingKernels, SelectionKernels, CumulativeKernels,
+                        LayoutKernels, PadKernels, CastKernels, IndexingKernels, SelectionKernels, CumulativeKernels,
                         ReduceKernels, SoftmaxKernels, LossKernels,
                         MatMulKernels, EinsumKernels, ConvKernels, IntegerConvKernels, DeformConvKernels, CausalConvKernels,
                         PoolKernels, NormalizationKernels, RecurrentKernels,

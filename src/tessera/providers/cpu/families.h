@@ -14,6 +14,7 @@ std::vector<KernelRow> LogicKernels();           // logic.cc
 std::vector<KernelRow> ActivationKernels();      // activations.cc
 std::vector<KernelRow> ShapeKernels();           // tensor_shape.cc
 std::vector<KernelRow> LayoutKernels();          // tensor_layout.cc
+std::vector<KernelRow> PadKernels();             // tensor_padding.cc: Pad, CenterCropPad
 std::vector<KernelRow> CastKernels();            // cast.cc
 std::vector<KernelRow> IndexingKernels();        // gather_scatter.cc: Gather*, Scatter*, OneHot
 std::vector<KernelRow> SelectionKernels();       // topk_unique.cc: TopK, Unique, NonZero
