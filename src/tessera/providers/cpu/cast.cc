@@ -10,7 +10,7 @@
 
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

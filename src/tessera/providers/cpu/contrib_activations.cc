@@ -14,7 +14,7 @@
 
 #include "tessera/providers/cpu/activation_impl.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {

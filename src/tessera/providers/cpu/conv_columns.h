@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tessera/providers/cpu/conv_geometry.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 

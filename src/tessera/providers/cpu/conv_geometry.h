@@ -9,7 +9,7 @@
 
 #include "tessera/ops/kernel.h"
 #include "tessera/providers/cpu/auto_pad.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 

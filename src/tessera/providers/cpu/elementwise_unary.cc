@@ -7,8 +7,8 @@
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_elementwise.h"
 
 namespace tessera::cpu {
 

@@ -12,7 +12,7 @@ std::vector<KernelRow> UnaryMathKernels();       // elementwise_unary.cc
 std::vector<KernelRow> BinaryMathKernels();      // elementwise_binary.cc
 std::vector<KernelRow> LogicKernels();           // logic.cc
 std::vector<KernelRow> ActivationKernels();      // activations.cc
-std::vector<KernelRow> ShapeKernels();           // tensor_shape.cc
+std::vector<KernelRow> ShapeKernels();           // tensor_shape.cc (views and Shape: common/view_kernels.h)
 std::vector<KernelRow> LayoutKernels();          // tensor_layout.cc
 std::vector<KernelRow> PadKernels();             // tensor_padding.cc: Pad, CenterCropPad
 std::vector<KernelRow> CastKernels();            // cast.cc

@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 namespace {

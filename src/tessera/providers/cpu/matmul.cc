@@ -8,10 +8,10 @@
 
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
-#include "tessera/providers/cpu/sgemm.h"
+#include "tessera/providers/common/sgemm.h"
 
 namespace tessera::cpu {
 

@@ -9,7 +9,7 @@
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/cpu/blas_threads.h"
-#include "tessera/providers/cpu/sgemm.h"
+#include "tessera/providers/common/sgemm.h"
 
 namespace tessera::cpu {
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/ml_common.h"
 
 namespace tessera::cpu {

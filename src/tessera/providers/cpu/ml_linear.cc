@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/ml_common.h"
 
 namespace tessera::cpu::ml {

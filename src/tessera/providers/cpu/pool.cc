@@ -5,9 +5,9 @@
 #include <numeric>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/pool_geometry.h"
-#include "tessera/providers/cpu/simd_pool.h"
+#include "tessera/providers/common/simd_pool.h"
 
 namespace tessera::cpu {
 namespace {

@@ -11,7 +11,7 @@
 #include <numeric>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/resample_modes.h"
 
 namespace tessera::cpu {

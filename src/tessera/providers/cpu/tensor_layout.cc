@@ -8,8 +8,8 @@
 #include <numeric>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
-#include "tessera/providers/cpu/shape_rules.h"
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

@@ -1,10 +1,17 @@
-#include "tessera/providers/cpu/shape_rules.h"
+#include "tessera/providers/common/shape_rules.h"
 
 #include <algorithm>
 
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
+
+std::vector<int64_t> ReadShapeInput(const Tensor& t, const char* what, const KernelContext& ctx) {
+  if (t.dtype() != DataType::kInt64 && t.dtype() != DataType::kInt32)
+    ctx.Fail(what, " must be an int64 tensor, got ", t.Describe());
+  if (t.rank() > 1) ctx.Fail(what, " must be 1-D, got ", t.Describe());
+  return ReadInts(t);
+}
 
 SliceWindow ResolveSlice(const KernelContext& ctx, const Shape& shape, const std::vector<int64_t>& starts,
                          const std::vector<int64_t>& ends, const std::vector<int64_t>* axes_in,

@@ -28,4 +28,8 @@ SliceWindow ResolveSlice(const KernelContext& ctx, const Shape& shape, const std
 std::vector<int64_t> ResolveSplit(const KernelContext& ctx, const Tensor& x, int64_t axis, int64_t n_out,
                                   const std::vector<int64_t>* split, int64_t num_outputs);
 
+// A 1-D (or scalar) int64/int32 tensor holding a shape or axes, read as
+// int64; fails the node naming `what` otherwise.
+std::vector<int64_t> ReadShapeInput(const Tensor& t, const char* what, const KernelContext& ctx);
+
 }  // namespace tessera::cpu

@@ -1,4 +1,4 @@
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 #include "tessera/ops/kernel_table.h"
 
