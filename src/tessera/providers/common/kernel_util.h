@@ -35,6 +35,18 @@ template <> inline BFloat16 StoreAs<BFloat16, double>(double v) {
   return BFloat16{FloatToBFloat16(static_cast<float>(v))};
 }
 
+// ---- element types -----------------------------------------------------------
+// In namespace cpu, not beside DataType: a predicate there would be found by
+// argument-dependent lookup next to each kernel file's own one.
+// float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz: the float8
+// formats with sign, exponent and mantissa.
+inline bool IsFloat8(DataType t) {
+  return t == DataType::kFloat8E4M3FN || t == DataType::kFloat8E4M3FNUZ || t == DataType::kFloat8E5M2 ||
+         t == DataType::kFloat8E5M2FNUZ;
+}
+// IsFloat8 or float8e8m0 (an exponent alone: the scale of the MX formats).
+inline bool IsFloat8OrE8M0(DataType t) { return IsFloat8(t) || t == DataType::kFloat8E8M0; }
+
 // ---- type dispatch ---------------------------------------------------------
 // Calls fn.template operator()<T>() for the C++ type matching dt, or fails.
 // Usage: DispatchFloat(dt, ctx, [&]<typename T>() { ... });

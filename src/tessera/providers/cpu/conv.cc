@@ -152,23 +152,28 @@ void ConvTransposeForward(ConvGeom g, const F* x, const F* w, const F* bias, F* 
   BiasAndEpilogue(g, out_size, bias, post, y, pool);
 }
 
-class Conv final : public OpKernel {
+// Conv and ConvTranspose (kTranspose): the same operands and checks, their
+// own geometry and forward pass.
+template <bool kTranspose>
+class FloatConv final : public OpKernel {
  public:
-  explicit Conv(const KernelInfo& info, std::shared_ptr<const Epilogue> post = nullptr)
-      : a_(ParseConvAttrs(info, false)), post_(std::move(post)) {}
+  explicit FloatConv(const KernelInfo& info, std::shared_ptr<const Epilogue> post = nullptr)
+      : a_(ParseConvAttrs(info, kTranspose)), post_(std::move(post)) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     CheckSameType(x, w, "W", ctx);
-    ConvGeom g = ResolveConv(a_, x.shape(), w.shape(), ctx);
+    ConvGeom g = kTranspose ? ResolveConvTranspose(a_, x.shape(), w.shape(), ctx)
+                            : ResolveConv(a_, x.shape(), w.shape(), ctx);
     if (b) {
       CheckSameType(x, *b, "B", ctx);
       CheckBias(*b, g.m, ctx);
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), OutputShape(g));
     WithFloatBuffers(ctx, x, w, b, y, [&](const auto* xp, const auto* wp, const auto* bp, auto* yp) {
-      ConvForward(g, xp, wp, bp, yp, ctx.thread_pool(), post_.get());
+      if constexpr (kTranspose) ConvTransposeForward(g, xp, wp, bp, yp, ctx.thread_pool(), post_.get());
+      else ConvForward(g, xp, wp, bp, yp, ctx.thread_pool(), post_.get());
     });
   }
 
@@ -177,30 +182,8 @@ class Conv final : public OpKernel {
   std::shared_ptr<const Epilogue> post_;
 };
 
-class ConvTranspose final : public OpKernel {
- public:
-  explicit ConvTranspose(const KernelInfo& info, std::shared_ptr<const Epilogue> post = nullptr)
-      : a_(ParseConvAttrs(info, true)), post_(std::move(post)) {}
-  void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& w = ctx.input(1);
-    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    CheckSameType(x, w, "W", ctx);
-    ConvGeom g = ResolveConvTranspose(a_, x.shape(), w.shape(), ctx);
-    if (b) {
-      CheckSameType(x, *b, "B", ctx);
-      CheckBias(*b, g.m, ctx);
-    }
-    Tensor& y = ctx.allocate_output(0, x.dtype(), OutputShape(g));
-    WithFloatBuffers(ctx, x, w, b, y, [&](const auto* xp, const auto* wp, const auto* bp, auto* yp) {
-      ConvTransposeForward(g, xp, wp, bp, yp, ctx.thread_pool(), post_.get());
-    });
-  }
-
- private:
-  ConvAttrs a_;
-  std::shared_ptr<const Epilogue> post_;
-};
+using Conv = FloatConv<false>;
+using ConvTranspose = FloatConv<true>;
 
 }  // namespace
 

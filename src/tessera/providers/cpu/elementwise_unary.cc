@@ -139,11 +139,6 @@ class ErfKernel final : public OpKernel {
   }
 };
 
-bool IsFloat8(DataType dt) {
-  return dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ || dt == DataType::kFloat8E5M2 ||
-         dt == DataType::kFloat8E5M2FNUZ;
-}
-
 // Calls pred(value as float/double) per element and writes a bool tensor.
 template <typename Pred>
 void FloatPredicate(KernelContext& ctx, const Tensor& x, Pred pred) {

@@ -9,6 +9,7 @@
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/common/sgemm.h"
@@ -148,33 +149,24 @@ class Gemm final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor* b = packed_b_ ? nullptr : &ctx.input(1);
-    auto describe_b = [&] { return b ? b->Describe() : b_describe_; };  // for errors only
-    if (a.rank() != 2 || (b && b->rank() != 2))
-      ctx.Fail("Gemm expects 2-D A and B, got ", a.Describe(), " and ", describe_b());
+    // A packed constant B is described by its shape as stored.
+    const Shape b_shape = b ? b->shape()
+                            : trans_b_ ? Shape{packed_b_->n(), packed_b_->k()} : Shape{packed_b_->k(), packed_b_->n()};
     const DataType b_type = b ? b->dtype() : DataType::kFloat;
-    if (a.dtype() != b_type)
+    if (a.rank() == 2 && b_shape.size() == 2 && a.dtype() != b_type)
       ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b_type));
-    int64_t m = trans_a_ ? a.dim(1) : a.dim(0);
-    int64_t k = trans_a_ ? a.dim(0) : a.dim(1);
-    int64_t kb = b ? (trans_b_ ? b->dim(1) : b->dim(0)) : packed_b_->k();
-    int64_t n = b ? (trans_b_ ? b->dim(0) : b->dim(1)) : packed_b_->n();
-    if (k != kb) ctx.Fail("Gemm inner dimensions differ: ", a.Describe(), " x ", describe_b(),
-                          " (transA=", trans_a_, ", transB=", trans_b_, ")");
+    const GemmDims dims = ResolveGemm(ctx, a.shape(), b_shape, trans_a_, trans_b_, a.Describe(),
+                                      b ? b->Describe() : b_describe_);
+    const int64_t m = dims.m, k = dims.k, n = dims.n;
     const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     // Unidirectional broadcast of C to [M, N]: offsets by row and column stride.
     int64_t c_rs = 0, c_cs = 0;
     if (c) {
       if (c->dtype() != a.dtype()) ctx.Fail("C has element type ", DataTypeName(c->dtype()), ", expected ",
                                             DataTypeName(a.dtype()));
-      const Shape& cs = c->shape();
-      bool ok = cs.size() <= 2;
-      int64_t cr = 1, cc = 1;
-      if (cs.size() == 2) { cr = cs[0]; cc = cs[1]; }
-      if (cs.size() == 1) cc = cs[0];
-      ok = ok && (cr == 1 || cr == m) && (cc == 1 || cc == n);
-      if (!ok) ctx.Fail("C of shape ", ShapeToString(cs), " cannot be broadcast to [", m, ",", n, "]");
-      c_rs = cr == 1 ? 0 : cc;
-      c_cs = cc == 1 ? 0 : 1;
+      const GemmBiasStrides cs = ResolveGemmBias(ctx, c->shape(), m, n);
+      c_rs = cs.m;
+      c_cs = cs.n;
     }
     Tensor& y = ctx.allocate_output(0, a.dtype(), {m, n});
     bool use_c = c && beta_ != 0.0f;

@@ -5,6 +5,7 @@
 
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {
@@ -128,23 +129,11 @@ class Pad final : public OpKernel {
     const Tensor& x = ctx.input(0);
     const int64_t r = x.rank();
     std::vector<int64_t> pads = opset_ < 11 ? pads_ : ReadInts(ctx.input(1));
-    std::vector<int64_t> axes;
-    if (opset_ >= 18 && ctx.has_input(3)) {
-      for (int64_t a : ReadInts(ctx.input(3))) axes.push_back(NormalizeAxis(a, r, ctx));
-    } else {
-      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
-    }
-    if (pads.size() != 2 * axes.size())
-      ctx.Fail("pads has ", pads.size(), " entries; expected ", 2 * axes.size(), " for ", axes.size(), " axes");
-    std::vector<int64_t> pb(static_cast<size_t>(r), 0), pe(static_cast<size_t>(r), 0);
-    std::vector<bool> seen(static_cast<size_t>(r), false);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      size_t a = static_cast<size_t>(axes[i]);
-      if (seen[a]) ctx.Fail("axis ", a, " appears more than once in axes");
-      seen[a] = true;
-      pb[a] = pads[i];
-      pe[a] = pads[i + axes.size()];
-    }
+    const bool has_axes = opset_ >= 18 && ctx.has_input(3);
+    const std::vector<int64_t> axes = has_axes ? ReadInts(ctx.input(3)) : std::vector<int64_t>{};
+    const PadAmounts amounts = ResolvePads(ctx, r, pads, has_axes ? &axes : nullptr);
+    const std::vector<int64_t>& pb = amounts.begin;
+    const std::vector<int64_t>& pe = amounts.end;
     // The constant value as a tensor of x's type.
     Tensor value;
     if (mode_ == PadMode::kConstant) {
