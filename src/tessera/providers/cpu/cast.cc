@@ -9,8 +9,8 @@
 #include <strings.h>
 
 #include "tessera/ir/float_formats.h"
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

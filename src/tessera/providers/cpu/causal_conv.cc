@@ -6,9 +6,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/conv_geometry.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/conv_columns.h"
 #include "tessera/providers/cpu/conv_geometry.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 

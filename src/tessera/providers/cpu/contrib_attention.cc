@@ -19,8 +19,8 @@
 #include <limits>
 #include <vector>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/families.h"
 
 namespace tessera::cpu {
 namespace {

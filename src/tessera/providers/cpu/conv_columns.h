@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "tessera/providers/cpu/conv_geometry.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/conv_geometry.h"
 
 namespace tessera::cpu {
 

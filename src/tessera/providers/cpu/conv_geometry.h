@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "tessera/ops/kernel.h"
-#include "tessera/providers/cpu/auto_pad.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/auto_pad.h"
 
 namespace tessera::cpu {
 

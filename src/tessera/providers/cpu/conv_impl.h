@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "tessera/ops/kernel.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/conv_geometry.h"
 #include "tessera/providers/cpu/epilogue.h"
-#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 

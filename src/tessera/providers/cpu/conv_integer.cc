@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/conv_geometry.h"
 #include "tessera/providers/cpu/conv_impl.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/int8_conv.h"
-#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
 

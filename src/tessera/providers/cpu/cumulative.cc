@@ -3,8 +3,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/families.h"
 
 namespace tessera::cpu {
 namespace {

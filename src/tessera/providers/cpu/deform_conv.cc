@@ -6,10 +6,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/conv_geometry.h"
 #include "tessera/providers/cpu/conv_impl.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 
 namespace tessera::cpu {

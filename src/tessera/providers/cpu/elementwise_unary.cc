@@ -5,10 +5,10 @@
 #include <type_traits>
 
 #include "tessera/ir/float_formats.h"
-#include "tessera/providers/cpu/elementwise_broadcast.h"
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/common/simd_elementwise.h"
+#include "tessera/providers/cpu/elementwise_broadcast.h"
+#include "tessera/providers/cpu/families.h"
 
 namespace tessera::cpu {
 

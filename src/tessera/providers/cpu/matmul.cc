@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "tessera/ir/float_formats.h"
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/sgemm.h"
 #include "tessera/providers/common/shape_rules.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
-#include "tessera/providers/common/sgemm.h"
 
 namespace tessera::cpu {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/families.h"
 
 namespace tessera::cpu {
 namespace {

@@ -4,10 +4,10 @@
 #include <limits>
 #include <numeric>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
-#include "tessera/providers/cpu/pool_geometry.h"
 #include "tessera/providers/common/simd_pool.h"
+#include "tessera/providers/cpu/families.h"
+#include "tessera/providers/cpu/pool_geometry.h"
 
 namespace tessera::cpu {
 namespace {

@@ -10,8 +10,8 @@
 #include <limits>
 #include <numeric>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/resample_modes.h"
 
 namespace tessera::cpu {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/cpu/families.h"
 
 namespace tessera::cpu {
 namespace {

@@ -7,9 +7,9 @@
 #include <limits>
 #include <numeric>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/common/shape_rules.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/common/shape_rules.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

@@ -6,9 +6,9 @@
 #include <random>
 
 #include "tessera/ir/float_formats.h"
-#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/common/shape_rules.h"
+#include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {

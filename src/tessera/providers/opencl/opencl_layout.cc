@@ -8,9 +8,9 @@
 #include <limits>
 #include <numeric>
 
-#include "tessera/providers/opencl/opencl_families.h"
-#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/shape_rules.h"
+#include "tessera/providers/opencl/opencl_families.h"
 #include "tessera/providers/opencl/opencl_kernel_util.h"
 
 namespace tessera::opencl {
