@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
-#include "tessera/providers/cpu/simd_isa.h"
+#include "tessera/providers/common/simd_isa.h"
 
 namespace tessera::test {
 

@@ -1,13 +1,18 @@
+// CompiledGraph: the execution order, value slots, kernels and subgraphs
+// of a graph, and each value's lifetime (freed after its last reader,
+// buffers donated in place). Node assignment, copy insertion and partition
+// merging are partition/'s (assignment.h, copy_insertion.h,
+// partition_merging.h).
 #include "tessera/runtime/compiled_graph.h"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
-#include <map>
 #include <unordered_set>
 
 #include "tessera/ops/flop_estimate.h"
 #include "tessera/partition/assignment.h"
+#include "tessera/partition/copy_insertion.h"
+#include "tessera/partition/partition_merging.h"
 #include "tessera/runtime/initializer_readers.h"
 
 namespace tessera {
@@ -22,24 +27,6 @@ std::vector<std::shared_ptr<Graph>> SubgraphsOf(const Node& node) {
   }
   return subs;
 }
-
-// Moves a tensor between host memory and a provider's memory.
-class CopyKernel final : public OpKernel {
- public:
-  CopyKernel(const ExecutionProvider& provider, bool to_host) : provider_(provider), to_host_(to_host) {}
-  void Compute(KernelContext& ctx) const override {
-    const Value& v = ctx.input_value(0);
-    if (!v.is_tensor())
-      ctx.Fail("only tensors can move between memory spaces; '", ctx.node().inputs[0], "' is a ", v.Describe());
-    ctx.set_output(0, to_host_ ? provider_.CopyToHost(v.tensor()) : provider_.CopyFromHost(v.tensor()));
-  }
-
- private:
-  const ExecutionProvider& provider_;
-  bool to_host_;
-};
-
-constexpr const char* kHost = "host";
 
 // Records a kernel's own sub-steps (a compiled partition's primitives and
 // reorders) as trace events next to the step's node event.
@@ -69,17 +56,6 @@ class ProfilerStepTracer final : public StepTracer {
   std::string provider_;
   int partition_;
 };
-
-std::string BytesPerRun(const TypeInfo* t) {
-  if (t == nullptr || !t->is_tensor() || !t->shape) return "?";
-  int64_t known = std::max<int64_t>(1, static_cast<int64_t>(ElementBits(t->elem_type) / 8));
-  std::string symbols;
-  for (const Dim& d : *t->shape) {
-    if (d.known()) known *= d.value;
-    else symbols += (d.param.empty() ? std::string("?") : d.param) + "*";
-  }
-  return symbols + std::to_string(known);
-}
 
 }  // namespace
 
@@ -194,6 +170,12 @@ int CompiledGraph::SlotOf(const std::string& name) const {
   return it->second;
 }
 
+int CompiledGraph::Slot(const std::string& name) {
+  auto [it, inserted] = slots_.emplace(name, num_slots_);
+  if (inserted) ++num_slots_;
+  return it->second;
+}
+
 CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, const ProviderList& providers,
                              const std::vector<std::string>& outer_names, const Logger& logger, int num_threads,
                              bool winograd)
@@ -204,76 +186,28 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
       winograd_(winograd) {
   Graph& g = *graph_;
   g.SortTopologically(outer_names_);
-  auto slot = [&](const std::string& name) {
-    auto [it, inserted] = slots_.emplace(name, num_slots_);
-    if (inserted) ++num_slots_;
-    return it->second;
-  };
-  for (const auto& name : outer_names_) outer_slots_.push_back(slot(name));
-  for (const auto& [name, t] : g.initializers) initializer_slots_.emplace_back(slot(name), t);
-  for (const auto& in : g.inputs) input_slots_.push_back(slot(in.name));
+  for (const auto& name : outer_names_) outer_slots_.push_back(Slot(name));
+  for (const auto& [name, t] : g.initializers) initializer_slots_.emplace_back(Slot(name), t);
+  for (const auto& in : g.inputs) input_slots_.push_back(Slot(in.name));
 
   types_ = InferGraphTypes(g, [&](const std::string& d) { return model.OpsetFor(d); });
   std::vector<NodeAssignment> assignment = AssignNodes(model, g, providers_, &types_);
-  // Where each value lives; graph inputs, initializers and outer values are on the host.
-  std::unordered_map<std::string, std::string> space_of;
-  std::map<std::pair<std::string, std::string>, std::string> copied;  // (value, space) -> copy's name
-  auto space = [&](const std::string& v) {
-    auto it = space_of.find(v);
-    return it == space_of.end() ? std::string(kHost) : it->second;
-  };
-  // Returns the name of `value` in memory space `to`, adding copy steps (via
-  // the host between two devices) the first time a value is needed there.
-  std::function<std::string(const std::string&, const std::string&, size_t)> place =
-      [&](const std::string& value, const std::string& to, size_t to_provider) -> std::string {
-    std::string from = space(value);
-    if (from == to) return value;
-    auto done = copied.find({value, to});
-    if (done != copied.end()) return done->second;
-    if (from != kHost && to != kHost) {
-      std::string on_host = place(value, kHost, to_provider);
-      std::string r = place(on_host, to, to_provider);
-      copied[{value, to}] = r;
-      return r;
-    }
-    bool to_host = to == kHost;
-    // Constants move to a device once, now, rather than on every run.
-    auto init = g.initializers.find(value);
-    bool fed = std::any_of(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& in) { return in.name == value; });
-    if (!to_host && init != g.initializers.end() && !fed) {
-      std::string name = value + "@" + to;
-      initializer_slots_.emplace_back(slot(name), providers_[to_provider]->CopyFromHost(init->second));
-      space_of[name] = to;
-      copied[{value, to}] = name;
-      uploads_.push_back({value, from, to, std::to_string(init->second.nbytes())});
-      return name;
-    }
-    size_t device = to_host ? 0 : to_provider;
-    if (to_host) {
-      for (size_t p = 0; p < providers_.size(); ++p)
-        if (providers_[p]->memory_space() == from) device = p;
-    }
-    std::string name = value + "@" + to;
-    Node& copy = synthetic_nodes_.emplace_back();
-    copy.name = "copy " + value + " " + from + "->" + to;
-    copy.op_type = to_host ? "CopyToHost" : "CopyFromHost";
-    copy.domain = kTesseraDomain;
-    copy.inputs = {value};
-    copy.outputs = {name};
-    Step step;
-    step.node = &copy;
-    step.provider = device;
-    step.is_copy = true;
-    step.kernel = std::make_unique<CopyKernel>(*providers_[device], to_host);
-    step.inputs = {slot(value)};
-    step.outputs = {slot(name)};
-    steps_.push_back(std::move(step));
-    space_of[name] = to;
-    copied[{value, to}] = name;
-    auto type = types_.types.find(value);
-    copies_.push_back({value, from, to, BytesPerRun(type == types_.types.end() ? nullptr : &type->second)});
-    return name;
-  };
+  CopyInserter copies(g, providers_, types_, [this](const std::string& name) { return Slot(name); },
+                      CopySinks{steps_, initializer_slots_, synthetic_nodes_, copies_, uploads_});
+  AddNodeSteps(model, assignment, copies, logger);
+  PlaceOutputsOnHost(copies);
+  MergePartitions(model);
+  ReleaseUnreadInitializers({steps_});
+  NumberPartitions(steps_);
+  for (Step& step : steps_) step.flops = EstimateStepFlops(step);
+  if (logger.Enabled(Severity::kVerbose)) LogPlacement(logger);
+  PlanReleases();
+  PlanInPlace(model);
+}
+
+void CompiledGraph::AddNodeSteps(const Model& model, const std::vector<NodeAssignment>& assignment,
+                                 CopyInserter& copies, const Logger& logger) {
+  const Graph& g = *graph_;
   InitializerReaders readers(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& node = g.nodes[i];
@@ -285,37 +219,18 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     const std::string node_space = ep.memory_space();
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const std::string& in = node.inputs[k];
-      std::string target = ep.InputOnHost(*assignment[i].row, k) ? std::string(kHost) : node_space;
-      step.inputs.push_back(in.empty() ? -1 : slot(place(in, target, step.provider)));
+      std::string target = ep.InputOnHost(*assignment[i].row, k) ? std::string(kHostSpace) : node_space;
+      step.inputs.push_back(in.empty() ? -1 : Slot(copies.Place(in, target, step.provider)));
     }
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       const std::string& out = node.outputs[k];
-      step.outputs.push_back(out.empty() ? -1 : slot(out));
-      if (!out.empty() && node_space != kHost && !ep.OutputOnHost(*assignment[i].row, k)) space_of[out] = node_space;
+      step.outputs.push_back(out.empty() ? -1 : Slot(out));
+      if (!out.empty() && node_space != kHostSpace && !ep.OutputOnHost(*assignment[i].row, k))
+        copies.SetSpace(out, node_space);
     }
-    // Values the node's subgraphs read from this graph must live until it runs.
-    for (const auto& sub : SubgraphsOf(node)) {
-      std::vector<std::string> free = sub->FreeVariables();
-      for (const auto& name : free) {
-        // Subgraph bodies read outer values in host memory (they make their
-        // own copies for their device nodes).
-        std::string on_host = place(name, kHost, step.provider);
-        if (on_host != name) host_alias_[name] = on_host;
-        step.implicit.push_back(slot(on_host));
-      }
-      subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger, num_threads_, winograd_);
-    }
+    CompileSubgraphs(model, node, step, copies, logger);
     int64_t opset = model.OpsetFor(node.domain);
-    if (!ep.CompilesPartitions()) {
-      KernelInfo info(node, opset, &g);
-      try {
-        step.kernel = assignment[i].row->create(info);
-      } catch (const Error& e) {
-        std::string msg = e.what();
-        if (msg.find(node.Label()) == std::string::npos) msg = "node " + node.Label() + ": " + msg;
-        throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
-      }
-    }
+    if (!ep.CompilesPartitions()) step.kernel = CreateKernel(model, node, assignment[i], opset);
     for (const std::string& name : readers.KernelCreated(node, step.kernel.get())) ReleaseInitializer(name);
     if (logger.Enabled(Severity::kVerbose)) {
       std::string why;
@@ -327,35 +242,77 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     }
     steps_.push_back(std::move(step));
   }
-  for (const auto& out : g.outputs) {
-    if (!slots_.count(out.name))
-      TS_THROW(kInvalidModel, "graph '", g.name, "': output '", out.name, "' is not produced by any node");
-    output_slots_.push_back(slot(place(out.name, kHost, 0)));
-  }
-  MergeCompiledPartitions(model);
-  ReleaseUnreadInitializers({steps_});
-  NumberPartitions();
-  for (Step& step : steps_) step.flops = EstimateStepFlops(step);
-  if (logger.Enabled(Severity::kVerbose)) {
-    // The same partitions and copies as Placement(), copies() and the profile.
-    std::vector<NodeSite> sites = Placement();
-    for (size_t i = 0; i < sites.size();) {
-      size_t j = i;
-      while (j < sites.size() && sites[j].partition == sites[i].partition) ++j;
-      TS_LOG(logger, kVerbose,
-             "partition " << sites[i].partition << " [" << g.name << "] -> " << sites[i].provider << ": " << (j - i)
-                          << " node(s), " << sites[i].node->name << " .. " << sites[j - 1].node->name);
-      i = j;
+}
+
+// Values the node's subgraphs read from this graph must live until it runs.
+void CompiledGraph::CompileSubgraphs(const Model& model, const Node& node, Step& step, CopyInserter& copies,
+                                     const Logger& logger) {
+  for (const auto& sub : SubgraphsOf(node)) {
+    std::vector<std::string> free = sub->FreeVariables();
+    for (const auto& name : free) {
+      // Subgraph bodies read outer values in host memory (they make their
+      // own copies for their device nodes).
+      std::string on_host = copies.Place(name, kHostSpace, step.provider);
+      if (on_host != name) host_alias_[name] = on_host;
+      step.implicit.push_back(Slot(on_host));
     }
-    for (const auto& c : uploads_)
-      TS_LOG(logger, kVerbose,
-             "upload " << c.value << " [" << g.name << "] " << c.from << " -> " << c.to << ", " << c.bytes
-                       << " bytes once at session creation");
-    for (const auto& c : copies_)
-      TS_LOG(logger, kVerbose,
-             "copy " << c.value << " [" << g.name << "] " << c.from << " -> " << c.to << ", " << c.bytes
-                     << " bytes per run");
+    subgraphs_[sub.get()] = std::make_unique<CompiledGraph>(model, sub, providers_, free, logger, num_threads_, winograd_);
   }
+}
+
+std::unique_ptr<OpKernel> CompiledGraph::CreateKernel(const Model& model, const Node& node,
+                                                      const NodeAssignment& assignment, int64_t opset) const {
+  KernelInfo info(node, opset, graph_.get());
+  try {
+    return assignment.row->create(info);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.find(node.Label()) == std::string::npos) msg = "node " + node.Label() + ": " + msg;
+    throw Error(e.code(), "model '" + model.DisplayName() + "': " + msg);
+  }
+}
+
+void CompiledGraph::PlaceOutputsOnHost(CopyInserter& copies) {
+  for (const auto& out : graph_->outputs) {
+    if (!slots_.count(out.name))
+      TS_THROW(kInvalidModel, "graph '", graph_->name, "': output '", out.name, "' is not produced by any node");
+    output_slots_.push_back(Slot(copies.Place(out.name, kHostSpace, 0)));
+  }
+}
+
+void CompiledGraph::MergePartitions(const Model& model) {
+  PartitionMergeInputs in{model, providers_, types_, graph_->name, num_threads_, winograd_, {}, output_slots_};
+  in.slot_names.resize(static_cast<size_t>(num_slots_));
+  for (const auto& [name, s] : slots_) in.slot_names[static_cast<size_t>(s)] = name;
+  MergeCompiledPartitions(in, steps_, synthetic_nodes_,
+                          [this](std::initializer_list<std::span<const Step>> step_lists) {
+                            ReleaseUnreadInitializers(step_lists);
+                          });
+}
+
+// The same partitions and copies as Placement(), copies() and the profile.
+void CompiledGraph::LogPlacement(const Logger& logger) const {
+  const Graph& g = *graph_;
+  std::vector<NodeSite> sites = Placement();
+  for (size_t i = 0; i < sites.size();) {
+    size_t j = i;
+    while (j < sites.size() && sites[j].partition == sites[i].partition) ++j;
+    TS_LOG(logger, kVerbose,
+           "partition " << sites[i].partition << " [" << g.name << "] -> " << sites[i].provider << ": " << (j - i)
+                        << " node(s), " << sites[i].node->name << " .. " << sites[j - 1].node->name);
+    i = j;
+  }
+  for (const auto& c : uploads_)
+    TS_LOG(logger, kVerbose,
+           "upload " << c.value << " [" << g.name << "] " << c.from << " -> " << c.to << ", " << c.bytes
+                     << " bytes once at session creation");
+  for (const auto& c : copies_)
+    TS_LOG(logger, kVerbose,
+           "copy " << c.value << " [" << g.name << "] " << c.from << " -> " << c.to << ", " << c.bytes
+                   << " bytes per run");
+}
+
+void CompiledGraph::PlanReleases() {
   std::vector<int> last_use(static_cast<size_t>(num_slots_), -1);
   for (size_t k = 0; k < steps_.size(); ++k) {
     for (int s : steps_[k].inputs)
@@ -367,7 +324,6 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
     int u = last_use[static_cast<size_t>(s)];
     if (u >= 0 && !keep.count(s)) steps_[static_cast<size_t>(u)].release.push_back(s);
   }
-  PlanInPlace(model);
 }
 
 namespace {
@@ -434,17 +390,6 @@ MemoryPlanStats CompiledGraph::MemoryStats() const {
   return total;
 }
 
-void CompiledGraph::NumberPartitions() {
-  int current = -1;
-  size_t provider = 0;
-  for (auto& step : steps_) {
-    if (step.is_copy) continue;
-    if (current < 0 || step.provider != provider) ++current;
-    provider = step.provider;
-    step.partition = current;
-  }
-}
-
 void CompiledGraph::ReleaseInitializer(const std::string& name) {
   const int s = SlotOf(name);
   std::erase_if(initializer_slots_, [s](const std::pair<int, Tensor>& e) { return e.first == s; });
@@ -479,94 +424,6 @@ void CompiledGraph::ReleaseUnreadInitializers(std::initializer_list<std::span<co
     types_.constants.erase(*names[static_cast<size_t>(s)]);
   }
   initializer_slots_ = std::move(kept);
-}
-
-void CompiledGraph::MergeCompiledPartitions(const Model& model) {
-  bool any = false;
-  for (const auto& p : providers_) any = any || p->CompilesPartitions();
-  if (!any) return;
-  std::vector<std::string> slot_names(static_cast<size_t>(num_slots_));
-  for (const auto& [name, s] : slots_) slot_names[static_cast<size_t>(s)] = name;
-  std::unordered_set<int> graph_outputs(output_slots_.begin(), output_slots_.end());
-  std::vector<Step> merged;
-  int partition_count = 0;
-  for (size_t i = 0; i < steps_.size();) {
-    const size_t p = steps_[i].provider;
-    if (steps_[i].is_copy || !providers_[p]->CompilesPartitions()) {
-      merged.push_back(std::move(steps_[i++]));
-      continue;
-    }
-    // Gather the run: member nodes of provider p, and copies into p's memory
-    // (their sources come from before the run, so they move ahead of it).
-    std::vector<Step> members, hoisted;
-    std::unordered_set<int> produced;
-    size_t j = i;
-    for (; j < steps_.size(); ++j) {
-      Step& s = steps_[j];
-      if (!s.is_copy && s.provider == p) {
-        for (int o : s.outputs)
-          if (o >= 0) produced.insert(o);
-        members.push_back(std::move(s));
-        continue;
-      }
-      bool copy_in = s.is_copy && s.provider == p && s.node->op_type == "CopyFromHost" && !produced.count(s.inputs[0]);
-      if (!copy_in) break;
-      hoisted.push_back(std::move(s));
-    }
-    // Values read after the run (or returned) are the partition's outputs.
-    std::unordered_set<int> read_later(graph_outputs);
-    for (size_t k = j; k < steps_.size(); ++k) {
-      read_later.insert(steps_[k].inputs.begin(), steps_[k].inputs.end());
-      read_later.insert(steps_[k].implicit.begin(), steps_[k].implicit.end());
-    }
-    Step group;
-    group.provider = p;
-    PartitionDef def;
-    def.model = &model;
-    def.types = &types_;
-    def.num_threads = num_threads_;
-    def.winograd = winograd_;
-    // Inputs are named as the member nodes read them (a copy's slot holds
-    // the value the node knows under its own name).
-    std::unordered_set<int> seen;
-    for (auto& m : members) {
-      for (size_t k = 0; k < m.inputs.size(); ++k) {
-        int s = m.inputs[k];
-        if (s < 0 || produced.count(s) || !seen.insert(s).second) continue;
-        group.inputs.push_back(s);
-        def.inputs.push_back(m.node->inputs[k]);
-      }
-      for (int s : m.implicit) {
-        if (produced.count(s) || !seen.insert(s).second) continue;
-        group.inputs.push_back(s);
-        def.inputs.push_back(slot_names[static_cast<size_t>(s)]);
-      }
-      for (int s : m.outputs)
-        if (s >= 0 && read_later.count(s)) group.outputs.push_back(s);
-      def.nodes.push_back(m.node);
-      group.members.push_back({m.node, std::move(m.declined)});
-    }
-    for (int s : group.outputs) def.outputs.push_back(slot_names[static_cast<size_t>(s)]);
-    Node& node = synthetic_nodes_.emplace_back();
-    node.name = providers_[p]->name() + " partition " + std::to_string(partition_count++) + " (" + graph_->name + ")";
-    node.op_type = "CompiledPartition";
-    node.domain = kTesseraDomain;
-    node.inputs = def.inputs;
-    node.outputs = def.outputs;
-    group.node = &node;
-    group.kernel = providers_[p]->CompilePartition(def);
-    if (!group.kernel)
-      TS_THROW(kInternal, "provider '", providers_[p]->name(), "' did not compile its partition of ", def.nodes.size(),
-               " node(s) starting at ", def.nodes.front()->Label());
-    for (auto& h : hoisted) merged.push_back(std::move(h));
-    merged.push_back(std::move(group));
-    i = j;
-    // Free the weights this partition copied into its own layout now, not
-    // after the last one: otherwise every weight is briefly held twice.
-    // (steps_ before j were moved into `merged`.)
-    ReleaseUnreadInitializers({merged, std::span<const Step>(steps_).subspan(j)});
-  }
-  steps_ = std::move(merged);
 }
 
 std::vector<Value> CompiledGraph::Execute(std::vector<Value> inputs, const std::vector<const Value*>& outer,

@@ -17,10 +17,14 @@
 #include "tessera/ops/kernel.h"
 #include "tessera/ops/shape_inference.h"
 #include "tessera/partition/execution_provider.h"
+#include "tessera/partition/placed_step.h"
 #include "tessera/runtime/memory_arena.h"
 #include "tessera/runtime/profiler.h"
 
 namespace tessera {
+
+class CopyInserter;
+struct NodeAssignment;
 
 class CompiledGraph {
  public:
@@ -50,15 +54,8 @@ class CompiledGraph {
   // Where each node runs, in execution order (copy steps excluded).
   std::vector<NodeSite> Placement() const;
 
-  // A transfer the runtime inserted between memory spaces.
-  struct Copy {
-    std::string value;  // the graph value copied
-    std::string from;   // memory space
-    std::string to;
-    // Bytes per run: a number when the value's shape is static, a product of
-    // symbolic dims ("batch*seq*4") otherwise, "?" when unknown.
-    std::string bytes;
-  };
+  // A transfer inserted between memory spaces (partition/copy_insertion.h).
+  using Copy = MemoryCopy;
   const std::vector<Copy>& copies() const { return copies_; }
   // Initializers placed in a device's memory once, at compile time.
   const std::vector<Copy>& uploads() const { return uploads_; }
@@ -73,42 +70,35 @@ class CompiledGraph {
   MemoryPlanStats MemoryStats() const;
 
  private:
-  struct Member {
-    const Node* node;
-    std::vector<std::string> declined;
-  };
-  struct Step {
-    const Node* node = nullptr;  // for a compiled partition, its synthetic node
-    std::unique_ptr<OpKernel> kernel;
-    size_t provider = 0;
-    std::vector<int> inputs;    // -1 = omitted
-    std::vector<int> outputs;   // -1 = omitted
-    std::vector<int> implicit;  // slots the node's subgraphs read
-    std::vector<int> release;   // slots whose last reader is this step
-    // Input slots dying here whose buffer the (elementwise) kernel may
-    // write its output into.
-    std::vector<int> donors;
-    bool is_copy = false;
-    std::vector<std::string> declined;
-    std::vector<Member> members;  // the nodes of a compiled partition
-    int partition = -1;           // node steps: the run of one provider they belong to
-    int64_t flops = -1;           // estimated per run (ops/flop_estimate.h); -1 = unknown or a copy
-  };
+  // A step of the execution order (partition/placed_step.h).
+  using Step = PlacedStep;
   class FrameSubgraphRunner;
 
+  // The slot of a value, made on first use; SlotOf: one that exists.
+  int Slot(const std::string& name);
   int SlotOf(const std::string& name) const;
+  // Compilation, in the constructor's order: the node steps (with the
+  // copies their inputs need, their subgraphs and kernels), the graph
+  // outputs back on the host, partition merging, and when each slot dies.
+  void AddNodeSteps(const Model& model, const std::vector<NodeAssignment>& assignment, CopyInserter& copies,
+                    const Logger& logger);
+  void CompileSubgraphs(const Model& model, const Node& node, Step& step, CopyInserter& copies,
+                        const Logger& logger);
+  std::unique_ptr<OpKernel> CreateKernel(const Model& model, const Node& node, const NodeAssignment& assignment,
+                                         int64_t opset) const;
+  void PlaceOutputsOnHost(CopyInserter& copies);
+  void MergePartitions(const Model& model);
+  void LogPlacement(const Logger& logger) const;
+  // Fills Step::release: each slot dies after its last reader.
+  void PlanReleases();
   // Step::flops: the node's estimate, or the sum over a partition's members.
   int64_t EstimateStepFlops(const Step& step) const;
-  // Replaces runs of steps on providers that compile partitions by one step each.
-  void MergeCompiledPartitions(const Model& model);
   // Drops initializers no step reads at run time (weights a compiled
   // partition copied into its own layout), so they are not held twice.
   // step_lists: every step that may still read an initializer.
   void ReleaseUnreadInitializers(std::initializer_list<std::span<const Step>> step_lists);
   // Drops one initializer no node needs any more (InitializerReaders).
   void ReleaseInitializer(const std::string& name);
-  // Numbers the runs of consecutive node steps on one provider.
-  void NumberPartitions();
   // Fills Step::donors.
   void PlanInPlace(const Model& model);
   void RecordNode(Profiler* profiler, const Step& step, int64_t start_us, const std::vector<const Value*>& inputs,

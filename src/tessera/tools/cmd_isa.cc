@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "tessera/api/providers.h"
-#include "tessera/providers/cpu/simd_isa.h"
+#include "tessera/providers/common/simd_isa.h"
 #include "tessera/tools/cli.h"
 
 namespace tessera::cli {

@@ -10,6 +10,7 @@
 #include "support/op_test.h"
 #include "tessera/api/providers.h"
 #include "tessera/base/half.h"
+#include "tessera/providers/common/view_kernels.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/runtime/session.h"
 
@@ -263,7 +264,7 @@ TEST(TensorFamilyRowsTest, CoverEveryOpsetOnce) {
       {"SpaceToDepth", 1}, {"Trilu", 14},   {"Compress", 9},       {"ReverseSequence", 10},
       {"CenterCropPad", 18}, {"Cast", 1},   {"CastLike", 15},      {"BitCast", 26}};
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> ranges;
-  for (auto family : {cpu::ShapeKernels, cpu::LayoutKernels, cpu::CastKernels})
+  for (auto family : {cpu::ViewKernels, cpu::ShapeKernels, cpu::LayoutKernels, cpu::PadKernels, cpu::CastKernels})
     for (const KernelRow& r : family()) {
       if (r.domain == kMicrosoftDomain) {
         EXPECT_TRUE(r.op_type == "Trilu" || r.op_type == "Range") << r.op_type;

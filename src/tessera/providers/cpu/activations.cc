@@ -6,12 +6,12 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/cpu/activation_impl.h"
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/vector_math.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 
 namespace tessera::cpu {

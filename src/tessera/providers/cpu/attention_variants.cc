@@ -5,8 +5,8 @@
 #include <limits>
 #include <memory>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
 namespace {

@@ -1,6 +1,6 @@
 #include "tessera/providers/cpu/byte_lookup.h"
 
-#include "tessera/providers/cpu/simd_isa.h"
+#include "tessera/providers/common/simd_isa.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>

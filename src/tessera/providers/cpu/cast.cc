@@ -9,8 +9,8 @@
 #include <strings.h>
 
 #include "tessera/ir/float_formats.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {
@@ -39,10 +39,6 @@ bool IsStd(DataType t) {
   }
 }
 
-bool IsFloat8(DataType t) {
-  return t == DataType::kFloat8E4M3FN || t == DataType::kFloat8E4M3FNUZ || t == DataType::kFloat8E5M2 ||
-         t == DataType::kFloat8E5M2FNUZ || t == DataType::kFloat8E8M0;
-}
 bool IsPackedInt(DataType t) {
   return t == DataType::kInt4 || t == DataType::kUInt4 || t == DataType::kInt2 || t == DataType::kUInt2;
 }
@@ -152,7 +148,7 @@ Tensor WidenSource(const Tensor& x, const KernelContext& ctx) {
     ParallelFor(ctx.thread_pool(), n, 1 << 15, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) o[i] = half ? HalfToFloat(s[i]) : BFloat16ToFloat(s[i]);
     });
-  } else if (IsFloat8(dt)) {
+  } else if (IsFloat8OrE8M0(dt)) {
     const uint8_t* s = static_cast<const uint8_t*>(x.raw_data());
     const float* table = Float8Table(dt);
     ParallelFor(ctx.thread_pool(), n, 1 << 15, [&](int64_t b, int64_t e) {
@@ -259,7 +255,7 @@ Tensor ToStrings(const Tensor& x, const CastOptions& opt, const KernelContext& c
     }
     return out;
   }
-  if (IsFloat8(dt)) {
+  if (IsFloat8OrE8M0(dt)) {
     const uint8_t* s = static_cast<const uint8_t*>(x.raw_data());
     const float* table = Float8Table(dt);
     for (int64_t i = 0; i < n; ++i)
@@ -307,7 +303,7 @@ Tensor CastFromStd(const Tensor& x, DataType to, const CastOptions& opt, const K
     });
     return out;
   }
-  if (IsFloat8(to)) {
+  if (IsFloat8OrE8M0(to)) {
     Tensor out(to, x.shape());
     uint8_t* o = static_cast<uint8_t*>(out.raw_data());
     ParallelFor(ctx.thread_pool(), n, kChunk, [&](int64_t b, int64_t e) {

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/activation_impl.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {

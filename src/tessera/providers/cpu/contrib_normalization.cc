@@ -16,9 +16,9 @@
 #include <cmath>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 namespace {

@@ -1,7 +1,8 @@
 // The CPU kernel table: the concatenation of every family's rows.
+#include "tessera/providers/common/simd_isa.h"
+#include "tessera/providers/common/view_kernels.h"
 #include "tessera/providers/cpu/cpu_execution_provider.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/simd_isa.h"
 
 namespace tessera {
 
@@ -9,10 +10,13 @@ const KernelTable& CpuKernelTable() {
   static const KernelTable table = [] {
     using namespace cpu;
     std::vector<KernelRow> rows;
-    for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ShapeKernels,
-                        LayoutKernels, CastKernels, IndexingKernels, ReduceKernels, SoftmaxKernels, LossKernels,
-                        MatMulKernels, ConvKernels, PoolKernels, NormalizationKernels, RecurrentKernels,
-                        ControlFlowKernels, ResizeKernels, AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
+    for (auto family : {UnaryMathKernels, BinaryMathKernels, LogicKernels, ActivationKernels, ViewKernels, ShapeKernels,
+                        LayoutKernels, PadKernels, CastKernels, IndexingKernels, SelectionKernels, CumulativeKernels,
+                        ReduceKernels, SoftmaxKernels, LossKernels,
+                        MatMulKernels, EinsumKernels, ConvKernels, IntegerConvKernels, DeformConvKernels, CausalConvKernels,
+                        PoolKernels, NormalizationKernels, RecurrentKernels,
+                        ControlFlowKernels, ResizeKernels, GridSampleKernels, ObjectDetectionKernels, Col2ImKernels,
+                        AttentionKernels, QuantizationKernels, QuantizedMatMulKernels, SignalKernels, SequenceKernels, StringKernels, MlKernels, RandomKernels, TrainingKernels, ImageKernels, LinearAlgebraKernels, AttentionVariantKernels, FusedKernels,
                         QLinearBinaryKernels, QLinearLookupKernels, QLinearConcatKernels, QLinearPoolKernels,
                         DynamicQuantizeMatMulKernels, MicrosoftActivationKernels, MicrosoftNormalizationKernels,
                         MatMulNBitsKernels, MicrosoftAttentionKernels, MicrosoftBertAttentionKernels,

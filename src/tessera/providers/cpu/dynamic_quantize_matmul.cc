@@ -13,9 +13,9 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/dynamic_quantization.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/cpu/quantized_operands.h"
 

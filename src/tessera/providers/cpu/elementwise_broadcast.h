@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tessera/ops/kernel_table.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu::elementwise {
 

@@ -5,10 +5,10 @@
 #include <type_traits>
 
 #include "tessera/ir/float_formats.h"
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 
@@ -138,11 +138,6 @@ class ErfKernel final : public OpKernel {
     DispatchNumeric(x.dtype(), ctx, [&]<typename T>() { ApplyUnary<T, ErfF>(x, y, ctx.thread_pool()); });
   }
 };
-
-bool IsFloat8(DataType dt) {
-  return dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ || dt == DataType::kFloat8E5M2 ||
-         dt == DataType::kFloat8E5M2FNUZ;
-}
 
 // Calls pred(value as float/double) per element and writes a bool tensor.
 template <typename Pred>

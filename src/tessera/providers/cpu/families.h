@@ -12,21 +12,31 @@ std::vector<KernelRow> UnaryMathKernels();       // elementwise_unary.cc
 std::vector<KernelRow> BinaryMathKernels();      // elementwise_binary.cc
 std::vector<KernelRow> LogicKernels();           // logic.cc
 std::vector<KernelRow> ActivationKernels();      // activations.cc
-std::vector<KernelRow> ShapeKernels();           // tensor_shape.cc
+std::vector<KernelRow> ShapeKernels();           // tensor_shape.cc (views and Shape: common/view_kernels.h)
 std::vector<KernelRow> LayoutKernels();          // tensor_layout.cc
+std::vector<KernelRow> PadKernels();             // tensor_padding.cc: Pad, CenterCropPad
 std::vector<KernelRow> CastKernels();            // cast.cc
-std::vector<KernelRow> IndexingKernels();        // gather_scatter.cc
+std::vector<KernelRow> IndexingKernels();        // gather_scatter.cc: Gather*, Scatter*, OneHot
+std::vector<KernelRow> SelectionKernels();       // topk_unique.cc: TopK, Unique, NonZero
+std::vector<KernelRow> CumulativeKernels();      // cumulative.cc: CumSum, CumProd
 std::vector<KernelRow> ReduceKernels();          // reduce.cc
 std::vector<KernelRow> SoftmaxKernels();         // softmax.cc
 std::vector<KernelRow> LossKernels();            // losses.cc
-std::vector<KernelRow> MatMulKernels();          // matmul.cc
+std::vector<KernelRow> MatMulKernels();          // matmul.cc: MatMul, Gemm
+std::vector<KernelRow> EinsumKernels();          // einsum.cc
 std::vector<KernelRow> QuantizedMatMulKernels();  // quantized_matmul.cc
-std::vector<KernelRow> ConvKernels();            // conv.cc
+std::vector<KernelRow> ConvKernels();            // conv.cc: Conv, ConvTranspose
+std::vector<KernelRow> IntegerConvKernels();     // conv_integer.cc: ConvInteger, QLinearConv
+std::vector<KernelRow> DeformConvKernels();      // deform_conv.cc
+std::vector<KernelRow> CausalConvKernels();      // causal_conv.cc: CausalConvWithState
+std::vector<KernelRow> Col2ImKernels();          // col2im.cc
 std::vector<KernelRow> PoolKernels();            // pool.cc
 std::vector<KernelRow> NormalizationKernels();   // normalization.cc
 std::vector<KernelRow> RecurrentKernels();       // rnn.cc
 std::vector<KernelRow> ControlFlowKernels();     // control_flow.cc
-std::vector<KernelRow> ResizeKernels();          // resize.cc
+std::vector<KernelRow> ResizeKernels();          // resize.cc: Resize, Upsample
+std::vector<KernelRow> GridSampleKernels();      // grid_sample.cc: GridSample, AffineGrid
+std::vector<KernelRow> ObjectDetectionKernels();  // object_detection.cc: RoiAlign, NonMaxSuppression
 std::vector<KernelRow> AttentionKernels();       // attention.cc
 std::vector<KernelRow> QuantizationKernels();       // quantization.cc
 std::vector<KernelRow> SignalKernels();             // signal.cc

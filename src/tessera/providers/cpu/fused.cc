@@ -8,16 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/cpu/conv_impl.h"
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/fused_activation.h"
-#include "tessera/providers/cpu/kernel_util.h"
-#include "tessera/providers/cpu/vector_math.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/cpu/normalization_impl.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {
 

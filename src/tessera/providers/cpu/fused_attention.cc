@@ -11,8 +11,8 @@
 #include <cmath>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 
 namespace tessera::cpu {

@@ -17,8 +17,8 @@
 #include <tiffio.h>
 #include <webp/decode.h>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
 namespace {

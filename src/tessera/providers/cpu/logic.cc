@@ -4,9 +4,9 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/elementwise_broadcast.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
 

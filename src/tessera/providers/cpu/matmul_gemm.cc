@@ -8,8 +8,8 @@
 #include <initializer_list>
 
 #include "tessera/base/thread_pool.h"
+#include "tessera/providers/common/sgemm.h"
 #include "tessera/providers/cpu/blas_threads.h"
-#include "tessera/providers/cpu/sgemm.h"
 
 namespace tessera::cpu {
 

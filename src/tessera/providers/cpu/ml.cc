@@ -10,8 +10,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/ml_common.h"
 
 namespace tessera::cpu {

@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/ml_common.h"
 
 namespace tessera::cpu::ml {

@@ -4,10 +4,10 @@
 // double; float16/bfloat16 inputs are read through Load/StoreAs.
 #include <cmath>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/normalization_impl.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
 
 namespace tessera::cpu {
 namespace {

@@ -4,10 +4,10 @@
 #include <limits>
 #include <numeric>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/simd_pool.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/pool_geometry.h"
-#include "tessera/providers/cpu/simd_pool.h"
 
 namespace tessera::cpu {
 namespace {
@@ -25,6 +25,27 @@ void DispatchPoolType(DataType dt, const KernelContext& ctx, T&& fn) {
     case DataType::kUInt8: fn.template operator()<uint8_t>(); return;
     default: DispatchFloat(dt, ctx, fn);
   }
+}
+
+// Calls per_out(p, xp, yp, o, visit, valid_count, pad_count) for every
+// output point o of every (n, c) plane p of x (PoolPlane's walk), with xp
+// and yp the plane's input and output; planes split across the threads.
+template <typename T, typename PerOut>
+void ForEachPoolOutput(const Tensor& x, Tensor& y, const PoolGeometry& g, const std::vector<int64_t>& strides,
+                       ThreadPool* pool, PerOut&& per_out) {
+  const int64_t planes = x.dim(0) * x.dim(1);
+  const int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(y.shape(), 2);
+  const T* xd = x.data<T>();
+  T* yd = y.data<T>();
+  ParallelFor(pool, planes, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const T* xp = xd + p * in_plane;
+      T* yp = yd + p * out_plane;
+      PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t valid, int64_t padc) {
+        per_out(p, xp, yp, o, visit, valid, padc);
+      });
+    }
+  });
 }
 
 // ---- MaxPool ---------------------------------------------------------------
@@ -108,13 +129,9 @@ class MaxPool final : public OpKernel {
     const std::vector<int64_t>& istr = storage_order_ ? cstrides : strides;
     DispatchPoolType(x.dtype(), ctx, [&]<typename T>() {
       using C = typename cpu::Compute<T>::type;
-      const T* xd = x.data<T>();
-      T* yd = y.data<T>();
-      ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
-        for (int64_t p = b; p < e; ++p) {
-          const T* xp = xd + p * in_plane;
-          T* yp = yd + p * out_plane;
-          PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t, int64_t) {
+      ForEachPoolOutput<T>(
+          x, y, g, strides, ctx.thread_pool(),
+          [&](int64_t p, const T* xp, T* yp, int64_t o, auto&& visit, int64_t, int64_t) {
             C best = std::numeric_limits<C>::lowest();
             int64_t best_off = -1;
             visit([&](int64_t off) {
@@ -144,8 +161,6 @@ class MaxPool final : public OpKernel {
               idx[p * out_plane + o] = p * in_plane + io;
             }
           });
-        }
-      });
     });
   }
 
@@ -167,25 +182,16 @@ class AveragePool final : public OpKernel {
     PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
     Shape os = OutShape(x.shape(), g);
     Tensor& y = ctx.allocate_output(0, x.dtype(), os);
-    int64_t planes = x.dim(0) * x.dim(1);
-    int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
     std::vector<int64_t> strides = StridesOf(g.in);
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       using C = typename cpu::Compute<T>::type;
-      const T* xd = x.data<T>();
-      T* yd = y.data<T>();
-      ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
-        for (int64_t p = b; p < e; ++p) {
-          const T* xp = xd + p * in_plane;
-          T* yp = yd + p * out_plane;
-          PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t valid, int64_t padc) {
-            C sum = 0;
-            visit([&](int64_t off) { sum += Load(xp[off]); });
-            int64_t count = count_include_pad_ ? padc : valid;
-            yp[o] = StoreAs<T>(count > 0 ? sum / static_cast<C>(count) : C(0));
-          });
-        }
-      });
+      ForEachPoolOutput<T>(x, y, g, strides, ctx.thread_pool(),
+                           [&](int64_t, const T* xp, T* yp, int64_t o, auto&& visit, int64_t valid, int64_t padc) {
+                             C sum = 0;
+                             visit([&](int64_t off) { sum += Load(xp[off]); });
+                             int64_t count = count_include_pad_ ? padc : valid;
+                             yp[o] = StoreAs<T>(count > 0 ? sum / static_cast<C>(count) : C(0));
+                           });
     });
   }
 
@@ -227,24 +233,15 @@ class LpPool final : public OpKernel {
     PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
     Shape os = OutShape(x.shape(), g);
     Tensor& y = ctx.allocate_output(0, x.dtype(), os);
-    int64_t planes = x.dim(0) * x.dim(1);
-    int64_t in_plane = SizeFromDim(x.shape(), 2), out_plane = SizeFromDim(os, 2);
     std::vector<int64_t> strides = StridesOf(g.in);
     DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
       using C = typename cpu::Compute<T>::type;
-      const T* xd = x.data<T>();
-      T* yd = y.data<T>();
-      ParallelFor(ctx.thread_pool(), planes, 1, [&](int64_t b, int64_t e) {
-        for (int64_t p = b; p < e; ++p) {
-          const T* xp = xd + p * in_plane;
-          T* yp = yd + p * out_plane;
-          PoolPlane(g, strides, [&](int64_t o, auto&& visit, int64_t, int64_t) {
-            C sum = 0;
-            visit([&](int64_t off) { sum += LpTerm<C>(Load(xp[off]), p_); });
-            yp[o] = StoreAs<T>(LpFinish<C>(sum, p_));
-          });
-        }
-      });
+      ForEachPoolOutput<T>(x, y, g, strides, ctx.thread_pool(),
+                           [&](int64_t, const T* xp, T* yp, int64_t o, auto&& visit, int64_t, int64_t) {
+                             C sum = 0;
+                             visit([&](int64_t off) { sum += LpTerm<C>(Load(xp[off]), p_); });
+                             yp[o] = StoreAs<T>(LpFinish<C>(sum, p_));
+                           });
     });
   }
 
@@ -309,30 +306,20 @@ class GlobalPool final : public OpKernel {
   float p_ = 2.0f;
 };
 
-class GlobalAveragePool final : public OpKernel {
+// GlobalPool of one kind, built from KernelInfo alone as a row's factory
+// builds kernels.
+template <GlobalKind kKind>
+class GlobalPoolOf final : public OpKernel {
  public:
-  explicit GlobalAveragePool(const KernelInfo& info) : impl_(info, GlobalKind::kAverage) {}
+  explicit GlobalPoolOf(const KernelInfo& info) : impl_(info, kKind) {}
   void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
 
  private:
   GlobalPool impl_;
 };
-class GlobalMaxPool final : public OpKernel {
- public:
-  explicit GlobalMaxPool(const KernelInfo& info) : impl_(info, GlobalKind::kMax) {}
-  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
-
- private:
-  GlobalPool impl_;
-};
-class GlobalLpPool final : public OpKernel {
- public:
-  explicit GlobalLpPool(const KernelInfo& info) : impl_(info, GlobalKind::kLp) {}
-  void Compute(KernelContext& ctx) const override { impl_.Compute(ctx); }
-
- private:
-  GlobalPool impl_;
-};
+using GlobalAveragePool = GlobalPoolOf<GlobalKind::kAverage>;
+using GlobalMaxPool = GlobalPoolOf<GlobalKind::kMax>;
+using GlobalLpPool = GlobalPoolOf<GlobalKind::kLp>;
 
 // ---- MaxUnpool -----------------------------------------------------------------
 class MaxUnpool final : public OpKernel {

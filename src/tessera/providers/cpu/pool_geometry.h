@@ -8,19 +8,9 @@
 #include <vector>
 
 #include "tessera/ops/kernel.h"
+#include "tessera/providers/cpu/auto_pad.h"
 
 namespace tessera::cpu {
-
-enum class AutoPad { kNotSet, kValid, kSameUpper, kSameLower };
-
-inline AutoPad ParseAutoPad(const KernelInfo& info) {
-  std::string s = info.attr_string("auto_pad", "NOTSET");
-  if (s == "NOTSET" || s.empty()) return AutoPad::kNotSet;
-  if (s == "VALID") return AutoPad::kValid;
-  if (s == "SAME_UPPER") return AutoPad::kSameUpper;
-  if (s == "SAME_LOWER") return AutoPad::kSameLower;
-  info.Fail("unknown auto_pad value '", s, "'");
-}
 
 // Attributes shared by the windowed pools.
 struct PoolAttrs {

@@ -10,8 +10,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
 namespace {

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/sgemm.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/lstm_step.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
-#include "tessera/providers/cpu/sgemm.h"
 #include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {

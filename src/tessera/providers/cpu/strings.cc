@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 
 namespace tessera::cpu {
 namespace {

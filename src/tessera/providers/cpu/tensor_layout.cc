@@ -1,155 +1,18 @@
 // Data-movement kernels that rearrange elements: Transpose, Concat, Split,
-// Slice, Tile, Pad, DepthToSpace, SpaceToDepth, Trilu, Compress,
-// ReverseSequence, CenterCropPad. They move elements as opaque words of the
-// element's size (strings as std::string objects); sub-byte types go through
-// an unpacked uint8 copy.
+// Slice, Tile, DepthToSpace, SpaceToDepth, Trilu, Compress, ReverseSequence
+// (padding: tensor_padding.cc; the strided copy: strided_copy.cc). They
+// move elements as opaque words of the element's size (strings as
+// std::string objects); sub-byte types go through an unpacked uint8 copy.
 #include <algorithm>
 #include <limits>
 #include <numeric>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
-#include "tessera/providers/cpu/shape_rules.h"
 #include "tessera/providers/cpu/tensor_layout_util.h"
 
 namespace tessera::cpu {
-
-namespace layout {
-
-void CoalesceStrided(Shape& shape, std::vector<int64_t>& st) {
-  Shape s2;
-  std::vector<int64_t> t2;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) continue;
-    if (!s2.empty() && t2.back() == st[i] * shape[i]) {
-      s2.back() *= shape[i];
-      t2.back() = st[i];
-      continue;
-    }
-    s2.push_back(shape[i]);
-    t2.push_back(st[i]);
-  }
-  shape = std::move(s2);
-  st = std::move(t2);
-}
-
-namespace {
-
-template <typename W>
-void StridedCopyT(const W* src, W* dst, Shape shape, std::vector<int64_t> st, ThreadPool* pool) {
-  for (int64_t d : shape)
-    if (d == 0) return;
-  CoalesceStrided(shape, st);
-  const size_t r = shape.size();
-  if (r == 0) {
-    dst[0] = src[0];
-    return;
-  }
-  const int64_t inner = shape[r - 1];
-  const int64_t is = st[r - 1];
-  int64_t total = 1;
-  for (int64_t d : shape) total *= d;
-
-  // The dim (other than the innermost) that is contiguous in the source.
-  int k = -1;
-  if (is != 1)
-    for (size_t d = 0; d + 1 < r; ++d)
-      if (st[d] == 1) k = static_cast<int>(d);
-
-  if (k >= 0 && inner >= 8 && shape[static_cast<size_t>(k)] >= 8 && !std::is_same_v<W, std::string>) {
-    // Tiled 2-D transpose between dim k (unit source stride) and the last dim.
-    constexpr int64_t kT = 32;
-    const int64_t dk = shape[static_cast<size_t>(k)];
-    std::vector<int64_t> dst_strides = StridesOf(shape);
-    const int64_t dsk = dst_strides[static_cast<size_t>(k)];
-    // Other dims.
-    std::vector<size_t> others;
-    for (size_t d = 0; d + 1 < r; ++d)
-      if (static_cast<int>(d) != k) others.push_back(d);
-    int64_t n_outer = 1;
-    for (size_t d : others) n_outer *= shape[d];
-    const int64_t tiles_k = (dk + kT - 1) / kT;
-    const int64_t tiles_j = (inner + kT - 1) / kT;
-    const int64_t units = n_outer * tiles_k;
-    ParallelFor(pool, units, std::max<int64_t>(1, 4096 / (kT * inner) + 1), [&](int64_t b, int64_t e) {
-      for (int64_t u = b; u < e; ++u) {
-        int64_t o = u / tiles_k, tk = u % tiles_k;
-        int64_t so = 0, dof = 0;
-        for (size_t x = others.size(); x-- > 0;) {
-          size_t d = others[x];
-          int64_t idx = o % shape[d];
-          o /= shape[d];
-          so += idx * st[d];
-          dof += idx * dst_strides[d];
-        }
-        int64_t i0 = tk * kT, i1 = std::min(dk, i0 + kT);
-        for (int64_t tj = 0; tj < tiles_j; ++tj) {
-          int64_t j0 = tj * kT, j1 = std::min(inner, j0 + kT);
-          for (int64_t i = i0; i < i1; ++i) {
-            const W* s = src + so + i;
-            W* dd = dst + dof + i * dsk;
-            for (int64_t j = j0; j < j1; ++j) dd[j] = s[j * is];
-          }
-        }
-      }
-    });
-    return;
-  }
-
-  const int64_t outer = total / inner;
-  ParallelFor(pool, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-    std::vector<int64_t> idx(r, 0);
-    int64_t off = 0;
-    int64_t rem = b;
-    for (size_t d = r - 1; d-- > 0;) {
-      idx[d] = rem % shape[d];
-      rem /= shape[d];
-      off += idx[d] * st[d];
-    }
-    for (int64_t o = b; o < e; ++o) {
-      W* dd = dst + o * inner;
-      const W* s = src + off;
-      if (is == 1) {
-        CopyN(s, inner, dd);
-      } else if (is == 0) {
-        for (int64_t j = 0; j < inner; ++j) dd[j] = s[0];
-      } else {
-        for (int64_t j = 0; j < inner; ++j) dd[j] = s[j * is];
-      }
-      for (size_t d = r - 1; d-- > 0;) {
-        off += st[d];
-        if (++idx[d] < shape[d]) break;
-        off -= st[d] * shape[d];
-        idx[d] = 0;
-      }
-    }
-  });
-}
-
-}  // namespace
-
-void StridedCopy(const void* src, void* dst, const Shape& shape, const std::vector<int64_t>& src_strides, DataType dt,
-                 const KernelContext& ctx) {
-  DispatchWord(dt, ctx, [&]<typename W>() {
-    StridedCopyT<W>(static_cast<const W*>(src), static_cast<W*>(dst), shape, src_strides, ctx.thread_pool());
-  });
-}
-
-Tensor TransposeTensor(const Tensor& t, const std::vector<int64_t>& perm, const KernelContext& ctx) {
-  const Shape& in = t.shape();
-  std::vector<int64_t> in_strides = StridesOf(in);
-  Shape out_shape(perm.size());
-  std::vector<int64_t> st(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    out_shape[i] = in[static_cast<size_t>(perm[i])];
-    st[i] = in_strides[static_cast<size_t>(perm[i])];
-  }
-  Tensor out(t.dtype(), out_shape);
-  StridedCopy(t.raw_data(), out.raw_data(), out_shape, st, t.dtype(), ctx);
-  return out;
-}
-
-}  // namespace layout
 
 namespace {
 
@@ -442,202 +305,6 @@ class Tile final : public OpKernel {
   int64_t opset_;
 };
 
-// ---- Pad ---------------------------------------------------------------------
-enum class PadMode { kConstant, kReflect, kEdge, kWrap };
-
-PadMode ParsePadMode(const std::string& m, const KernelInfo& info) {
-  if (m == "constant") return PadMode::kConstant;
-  if (m == "reflect") return PadMode::kReflect;
-  if (m == "edge") return PadMode::kEdge;
-  if (m == "wrap" && info.opset() >= 19) return PadMode::kWrap;
-  info.Fail("unsupported pad mode '", m, "'");
-}
-
-// Maps an out-of-range coordinate c of an axis of size d (> 0).
-inline int64_t MapPadIndex(int64_t c, int64_t d, PadMode mode) {
-  if (c >= 0 && c < d) return c;
-  switch (mode) {
-    case PadMode::kEdge: return c < 0 ? 0 : d - 1;
-    case PadMode::kReflect: {
-      if (d == 1) return 0;
-      int64_t p = 2 * (d - 1);
-      c %= p;
-      if (c < 0) c += p;
-      return c < d ? c : p - c;
-    }
-    case PadMode::kWrap: {
-      c %= d;
-      if (c < 0) c += d;
-      return c;
-    }
-    default: return -1;
-  }
-}
-
-// Pads (or, with negative pads, crops) t; out coordinate o reads input
-// coordinate o - pb. t is not sub-byte; value is a scalar of t's type or null.
-Tensor PadTensor(const Tensor& t, const std::vector<int64_t>& pb, const std::vector<int64_t>& pe, PadMode mode,
-                 const Tensor* value, const KernelContext& ctx) {
-  const int64_t r = t.rank();
-  if (r == 0) return t;
-  Shape out_shape(static_cast<size_t>(r));
-  for (int64_t i = 0; i < r; ++i) {
-    const int64_t d = t.dim(i);
-    const int64_t o = d + pb[static_cast<size_t>(i)] + pe[static_cast<size_t>(i)];
-    if (o < 0)
-      ctx.Fail("pads ", pb[static_cast<size_t>(i)], " and ", pe[static_cast<size_t>(i)], " remove more than axis ", i,
-               " of ", t.Describe(), " holds");
-    if (mode != PadMode::kConstant && d == 0 && o > 0) ctx.Fail("cannot pad the empty axis ", i, " in this mode");
-    out_shape[static_cast<size_t>(i)] = o;
-  }
-  Tensor out(t.dtype(), out_shape);
-  if (out.numel() == 0) return out;
-  const std::vector<int64_t> in_strides = StridesOf(t.shape());
-  const int64_t L = out_shape[static_cast<size_t>(r - 1)];
-  const int64_t d_last = t.dim(r - 1);
-  const int64_t b_last = pb[static_cast<size_t>(r - 1)];
-  const int64_t rows = out.numel() / L;
-  const int64_t lo = std::clamp<int64_t>(b_last, 0, L);
-  const int64_t hi = std::clamp<int64_t>(b_last + d_last, lo, L);
-  DispatchWord(t.dtype(), ctx, [&]<typename W>() {
-    W fill{};
-    if (value != nullptr) fill = value->data<W>()[0];
-    const W* src = t.data<W>();
-    W* dst = out.data<W>();
-    ParallelFor(ctx.thread_pool(), rows, std::max<int64_t>(1, 16384 / L), [&](int64_t b, int64_t e) {
-      for (int64_t row = b; row < e; ++row) {
-        W* o = dst + row * L;
-        int64_t rem = row;
-        int64_t in_off = 0;
-        bool blank = false;
-        for (int64_t k = r - 2; k >= 0; --k) {
-          const int64_t ok = rem % out_shape[static_cast<size_t>(k)];
-          rem /= out_shape[static_cast<size_t>(k)];
-          const int64_t dk = t.dim(k);
-          int64_t c = ok - pb[static_cast<size_t>(k)];
-          if (c < 0 || c >= dk) {
-            if (mode == PadMode::kConstant) {
-              blank = true;
-              break;
-            }
-            c = MapPadIndex(c, dk, mode);
-          }
-          in_off += c * in_strides[static_cast<size_t>(k)];
-        }
-        if (blank) {
-          for (int64_t j = 0; j < L; ++j) o[j] = fill;
-          continue;
-        }
-        const W* s = src + in_off;
-        if (mode == PadMode::kConstant) {
-          for (int64_t j = 0; j < lo; ++j) o[j] = fill;
-          for (int64_t j = hi; j < L; ++j) o[j] = fill;
-        } else {
-          for (int64_t j = 0; j < lo; ++j) o[j] = s[MapPadIndex(j - b_last, d_last, mode)];
-          for (int64_t j = hi; j < L; ++j) o[j] = s[MapPadIndex(j - b_last, d_last, mode)];
-        }
-        if (hi > lo) layout::CopyN(s + (lo - b_last), hi - lo, o + lo);
-      }
-    });
-  });
-  return out;
-}
-
-class Pad final : public OpKernel {
- public:
-  explicit Pad(const KernelInfo& info) : opset_(info.opset()) {
-    mode_ = ParsePadMode(info.attr_string("mode", "constant"), info);
-    if (opset_ < 11) {
-      pads_ = info.attr_ints(opset_ < 2 ? "paddings" : "pads");
-      value_ = info.attr_float("value", 0.0f);
-    }
-  }
-  void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const int64_t r = x.rank();
-    std::vector<int64_t> pads = opset_ < 11 ? pads_ : ReadInts(ctx.input(1));
-    std::vector<int64_t> axes;
-    if (opset_ >= 18 && ctx.has_input(3)) {
-      for (int64_t a : ReadInts(ctx.input(3))) axes.push_back(NormalizeAxis(a, r, ctx));
-    } else {
-      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
-    }
-    if (pads.size() != 2 * axes.size())
-      ctx.Fail("pads has ", pads.size(), " entries; expected ", 2 * axes.size(), " for ", axes.size(), " axes");
-    std::vector<int64_t> pb(static_cast<size_t>(r), 0), pe(static_cast<size_t>(r), 0);
-    std::vector<bool> seen(static_cast<size_t>(r), false);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      size_t a = static_cast<size_t>(axes[i]);
-      if (seen[a]) ctx.Fail("axis ", a, " appears more than once in axes");
-      seen[a] = true;
-      pb[a] = pads[i];
-      pe[a] = pads[i + axes.size()];
-    }
-    // The constant value as a tensor of x's type.
-    Tensor value;
-    if (mode_ == PadMode::kConstant) {
-      if (opset_ < 11) {
-        value = Tensor(x.dtype(), {});
-        DispatchFloat(x.dtype(), ctx, [&]<typename T>() { value.data<T>()[0] = StoreAs<T>(value_); });
-      } else if (ctx.has_input(2) && ctx.input(2).numel() > 0) {
-        value = ctx.input(2);
-        if (value.dtype() != x.dtype())
-          ctx.Fail("constant_value ", value.Describe(), " must have the input's type ", DataTypeName(x.dtype()));
-        if (value.numel() != 1) ctx.Fail("constant_value must be a scalar, got ", value.Describe());
-      }
-    }
-    const bool sub = IsSubByte(x.dtype());
-    if (sub && value.defined()) value = layout::UnpackSubByte(value);
-    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
-                     return PadTensor(t, pb, pe, mode_, value.defined() ? &value : nullptr, ctx);
-                   }));
-  }
-
- private:
-  int64_t opset_;
-  PadMode mode_ = PadMode::kConstant;
-  std::vector<int64_t> pads_;
-  float value_ = 0.0f;
-};
-
-// ---- CenterCropPad -------------------------------------------------------------
-class CenterCropPad final : public OpKernel {
- public:
-  explicit CenterCropPad(const KernelInfo& info) {
-    has_axes_ = info.has_attr("axes");
-    if (has_axes_) axes_ = info.attr_ints("axes");
-  }
-  void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const int64_t r = x.rank();
-    std::vector<int64_t> shape = ReadInts(ctx.input(1));
-    std::vector<int64_t> axes;
-    if (has_axes_) {
-      for (int64_t a : axes_) axes.push_back(NormalizeAxis(a, r, ctx));
-    } else {
-      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
-    }
-    if (shape.size() != axes.size())
-      ctx.Fail("shape has ", shape.size(), " entries but there are ", axes.size(), " axes");
-    std::vector<int64_t> pb(static_cast<size_t>(r), 0), pe(static_cast<size_t>(r), 0);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      const int64_t d = x.dim(axes[i]);
-      const int64_t tgt = shape[i];
-      if (tgt < 0) ctx.Fail("shape entries must be non-negative, got ", tgt);
-      int64_t b = tgt >= d ? (tgt - d) / 2 : -((d - tgt) / 2);
-      pb[static_cast<size_t>(axes[i])] = b;
-      pe[static_cast<size_t>(axes[i])] = tgt - d - b;
-    }
-    ctx.set_output(0, WithUnpacked(x, [&](const Tensor& t) {
-                     return PadTensor(t, pb, pe, PadMode::kConstant, nullptr, ctx);
-                   }));
-  }
-
- private:
-  bool has_axes_ = false;
-  std::vector<int64_t> axes_;
-};
-
 // ---- DepthToSpace / SpaceToDepth ------------------------------------------------
 class DepthToSpace final : public OpKernel {
  public:
@@ -836,11 +503,6 @@ std::vector<KernelRow> LayoutKernels() {
       {"ai.onnx", "Slice", 10, kMaxOnnxOpset, all, Make<Slice10>()},
       {"ai.onnx", "Tile", 1, 5, all, Make<Tile>()},
       {"ai.onnx", "Tile", 6, kMaxOnnxOpset, all, Make<Tile>()},
-      {"ai.onnx", "Pad", 1, 1, types::Floats(), Make<Pad>()},
-      {"ai.onnx", "Pad", 2, 10, types::Floats(), Make<Pad>()},
-      {"ai.onnx", "Pad", 11, 17, all, Make<Pad>()},
-      {"ai.onnx", "Pad", 18, 18, all, Make<Pad>()},
-      {"ai.onnx", "Pad", 19, kMaxOnnxOpset, all, Make<Pad>()},
       {"ai.onnx", "DepthToSpace", 1, 10, all, Make<DepthToSpace>()},
       {"ai.onnx", "DepthToSpace", 11, kMaxOnnxOpset, all, Make<DepthToSpace>()},
       {"ai.onnx", "SpaceToDepth", 1, kMaxOnnxOpset, all, Make<SpaceToDepth>()},
@@ -849,7 +511,6 @@ std::vector<KernelRow> LayoutKernels() {
       {"ai.onnx", "Compress", 9, 10, all, Make<Compress>()},
       {"ai.onnx", "Compress", 11, kMaxOnnxOpset, all, Make<Compress>()},
       {"ai.onnx", "ReverseSequence", 10, kMaxOnnxOpset, all, Make<ReverseSequence>()},
-      {"ai.onnx", "CenterCropPad", 18, kMaxOnnxOpset, all, Make<CenterCropPad>()},
   };
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu::layout {
 

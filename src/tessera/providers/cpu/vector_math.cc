@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 
 namespace tessera::cpu {
 

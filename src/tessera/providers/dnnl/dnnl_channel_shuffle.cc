@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "tessera/ops/kernel.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 
 namespace tessera::dnnl_ep {
 

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "tessera/ops/kernel.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/dnnl/dnnl_channel_layout.h"
 
 namespace tessera::dnnl_ep {

@@ -4,7 +4,7 @@
 // SiLU and residual Add that follow folded in as post-ops.
 #include <algorithm>
 
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 #include "tessera/providers/dnnl/dnnl_geometry.h"

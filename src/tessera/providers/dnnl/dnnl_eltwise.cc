@@ -5,7 +5,7 @@
 // scaling, attention-mask Where.
 #include <algorithm>
 
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 #include "tessera/providers/dnnl/dnnl_post_ops.h"

@@ -6,7 +6,7 @@
 
 #include "tessera/base/status.h"
 #include "tessera/ops/shape_inference.h"
-#include "tessera/providers/cpu/simd_isa.h"
+#include "tessera/providers/common/simd_isa.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_isa.h"
 #include "tessera/providers/dnnl/dnnl_partition_kernel.h"

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "tessera/providers/cpu/sgemm.h"
+#include "tessera/providers/common/sgemm.h"
 
 namespace tessera::dnnl_ep {
 

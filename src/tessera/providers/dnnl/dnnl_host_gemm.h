@@ -1,5 +1,5 @@
 // Products with a constant weight matrix as a host step on Tessera's packed
-// GEMM (providers/cpu/sgemm.h), where oneDNN has only its generic GEMM for
+// GEMM (providers/common/sgemm.h), where oneDNN has only its generic GEMM for
 // them: oneDNN 2.6's brgemm matmul needs AVX-512, and below it `gemm:jit`
 // ran at 47% of the FMA ceiling on an AVX2 Zen 3 host and at 3-5 GFLOP/s on
 // the CNN classifiers' single-row products (docs/performance.md).

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "tessera/providers/cpu/simd_pool.h"
+#include "tessera/providers/common/simd_pool.h"
 #include "tessera/providers/dnnl/dnnl_channel_layout.h"
 #include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_families.h"

@@ -9,9 +9,9 @@
 #include <functional>
 #include <optional>
 
-#include "tessera/providers/cpu/shape_rules.h"
-#include "tessera/providers/dnnl/dnnl_compiler.h"
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/dnnl/dnnl_channel_shuffle.h"
+#include "tessera/providers/dnnl/dnnl_compiler.h"
 #include "tessera/providers/dnnl/dnnl_concat_norm.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 

@@ -8,9 +8,9 @@
 #include <limits>
 #include <numeric>
 
+#include "tessera/providers/common/kernel_util.h"
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/opencl/opencl_families.h"
-#include "tessera/providers/cpu/shape_rules.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/opencl/opencl_kernel_util.h"
 
 namespace tessera::opencl {
@@ -349,23 +349,11 @@ class Pad final : public OpenClKernel {
     int64_t r = x.rank();
     if (r > kMaxRank) ctx.Fail("the OpenCL kernels handle rank <= ", kMaxRank);
     std::vector<int64_t> pads = opset_ < 11 ? pads_ : ctx.input(1).ToInt64Vector();
-    std::vector<int64_t> axes;
-    if (opset_ >= 18 && ctx.has_input(3)) {
-      for (int64_t a : ctx.input(3).ToInt64Vector()) axes.push_back(cpu::NormalizeAxis(a, r, ctx));
-    } else {
-      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
-    }
-    if (pads.size() != 2 * axes.size())
-      ctx.Fail("pads has ", pads.size(), " entries; expected ", 2 * axes.size());
-    std::vector<int64_t> pb(static_cast<size_t>(r), 0), pe(static_cast<size_t>(r), 0);
-    std::vector<bool> seen(static_cast<size_t>(r), false);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      size_t a = static_cast<size_t>(axes[i]);
-      if (seen[a]) ctx.Fail("axis ", a, " appears more than once in axes");
-      seen[a] = true;
-      pb[a] = pads[i];
-      pe[a] = pads[i + axes.size()];
-    }
+    const bool has_axes = opset_ >= 18 && ctx.has_input(3);
+    const std::vector<int64_t> axes = has_axes ? ctx.input(3).ToInt64Vector() : std::vector<int64_t>{};
+    const cpu::PadAmounts amounts = cpu::ResolvePads(ctx, r, pads, has_axes ? &axes : nullptr);
+    const std::vector<int64_t>& pb = amounts.begin;
+    const std::vector<int64_t>& pe = amounts.end;
     // The fill value as raw bytes of x's type (zero unless given).
     uint64_t fill = 0;
     size_t esize = static_cast<size_t>(ElementBits(x.dtype()) / 8);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "tessera/providers/common/shape_rules.h"
 #include "tessera/providers/opencl/opencl_families.h"
 #include "tessera/providers/opencl/opencl_gemm.h"
 
@@ -242,11 +243,8 @@ class Gemm final : public OpenClKernel {
     const Tensor& b = ctx.input(1);
     CheckIndexable(ctx, a);
     CheckIndexable(ctx, b);
-    if (a.rank() != 2 || b.rank() != 2) ctx.Fail("Gemm needs 2-D A and B; got ", a.Describe(), " and ", b.Describe());
-    int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
-    int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);
-    if (k != kb) ctx.Fail("inner dimensions differ: ", a.Describe(), (trans_a_ ? "^T" : ""), " x ", b.Describe(),
-                          (trans_b_ ? "^T" : ""));
+    const cpu::GemmDims dims = cpu::ResolveGemm(ctx, a.shape(), b.shape(), trans_a_, trans_b_, a.Describe(), b.Describe());
+    const int64_t m = dims.m, k = dims.k, n = dims.n;
     GemmParams p;
     p.m = I32(m), p.n = I32(n), p.k = I32(k);
     if (trans_a_) p.sak = I32(m), p.sam = 1;
@@ -265,13 +263,9 @@ class Gemm final : public OpenClKernel {
     cl_mem c = nullptr;
     if (ctx.has_input(2)) {
       const Tensor& ct = ctx.input(2);
-      const Shape& s = ct.shape();
-      if (s.size() > 2) ctx.Fail("C ", ct.Describe(), " cannot be broadcast to (", m, ", ", n, ")");
-      int64_t cm = s.size() == 2 ? s[0] : 1, cn = s.empty() ? 1 : s.back();
-      if ((cm != 1 && cm != m) || (cn != 1 && cn != n))
-        ctx.Fail("C ", ct.Describe(), " cannot be broadcast to (", m, ", ", n, ")");
-      p.scm = cm == 1 ? 0 : I32(cn);
-      p.scn = cn == 1 ? 0 : 1;
+      const cpu::GemmBiasStrides cs = cpu::ResolveGemmBias(ctx, ct.shape(), m, n);
+      p.scm = I32(cs.m);
+      p.scn = I32(cs.n);
       p.has_c = 1;
       c = MemOf(ct);
     }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/opencl/opencl_families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/opencl/opencl_kernel_util.h"
 
 namespace tessera::opencl {

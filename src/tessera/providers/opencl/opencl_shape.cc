@@ -1,10 +1,11 @@
 // Ops that only change how a buffer is viewed (Reshape, Flatten, Squeeze,
-// Unsqueeze, Identity) or only read its shape (Shape, Size). Their CPU
-// kernels never touch element data, so the OpenCL EP runs those same kernels
-// on device tensors: no device work, no copies, one implementation.
+// Unsqueeze, Identity) or only read its shape (Shape, Size). Their kernels
+// (providers/common/view_kernels.h) never touch element data, so the OpenCL
+// EP runs those same kernels on device tensors: no device work, no copies,
+// one implementation.
 #include <map>
 
-#include "tessera/providers/cpu/families.h"
+#include "tessera/providers/common/view_kernels.h"
 #include "tessera/providers/opencl/opencl_families.h"
 
 namespace tessera::opencl {
@@ -28,7 +29,7 @@ std::vector<OpenClRow> ShapeRows() {
       {"Reshape", {{1}, {}}},   {"Flatten", {{}, {}}}, {"Squeeze", {{1}, {}}}, {"Unsqueeze", {{1}, {}}},
       {"Identity", {{}, {}}},   {"Shape", {{}, {0}}},  {"Size", {{}, {0}}}};
   std::vector<OpenClRow> rows;
-  for (auto& row : cpu::ShapeKernels()) {
+  for (auto& row : cpu::ViewKernels()) {
     auto it = views.find(row.op_type);
     if (row.domain != kOnnxDomain || it == views.end()) continue;
     // Reshape-1..4 takes its shape from an attribute: also a pure view.

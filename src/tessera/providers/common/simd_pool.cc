@@ -1,12 +1,12 @@
 // Kernels of simd_pool.h, compiled once per x86 target by Highway.
-#include "tessera/providers/cpu/simd_pool.h"
+#include "tessera/providers/common/simd_pool.h"
 
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_pool.cc"
+#define HWY_TARGET_INCLUDE "tessera/providers/common/simd_pool.cc"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
 #include "hwy/highway.h"
 

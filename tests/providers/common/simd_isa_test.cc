@@ -1,7 +1,7 @@
 // The instruction-set cap on Highway's dispatch and on oneDNN. A cap is
 // process-wide and final, so each case that sets one runs in a child
 // process of its own (a death test that exits 0 when every check held).
-#include "tessera/providers/cpu/simd_isa.h"
+#include "tessera/providers/common/simd_isa.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include "support/op_test.h"
 #include "support/simd_targets.h"
 #include "tessera/api/providers.h"
-#include "tessera/providers/cpu/sgemm.h"
+#include "tessera/providers/common/sgemm.h"
 #include "tessera/runtime/session.h"
 
 namespace tessera::cpu {

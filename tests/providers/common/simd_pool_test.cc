@@ -4,7 +4,7 @@
 // windows. MaxRows*/MaxSliding*: float, uint8 and int8 rows shorter than,
 // equal to and longer than a vector (the overlapping tail), strides 1 to 3,
 // window widths 1 to 5, the types' extremes, and NaN for float.
-#include "tessera/providers/cpu/simd_pool.h"
+#include "tessera/providers/common/simd_pool.h"
 
 #include <cmath>
 #include <cstdint>

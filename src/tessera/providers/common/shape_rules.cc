@@ -1,10 +1,17 @@
-#include "tessera/providers/cpu/shape_rules.h"
+#include "tessera/providers/common/shape_rules.h"
 
 #include <algorithm>
 
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 
 namespace tessera::cpu {
+
+std::vector<int64_t> ReadShapeInput(const Tensor& t, const char* what, const KernelContext& ctx) {
+  if (t.dtype() != DataType::kInt64 && t.dtype() != DataType::kInt32)
+    ctx.Fail(what, " must be an int64 tensor, got ", t.Describe());
+  if (t.rank() > 1) ctx.Fail(what, " must be 1-D, got ", t.Describe());
+  return ReadInts(t);
+}
 
 SliceWindow ResolveSlice(const KernelContext& ctx, const Shape& shape, const std::vector<int64_t>& starts,
                          const std::vector<int64_t>& ends, const std::vector<int64_t>* axes_in,
@@ -84,6 +91,51 @@ std::vector<int64_t> ResolveSplit(const KernelContext& ctx, const Tensor& x, int
     split.assign(static_cast<size_t>(n_out), dim / n_out);
   }
   return split;
+}
+
+GemmDims ResolveGemm(const KernelContext& ctx, const Shape& a, const Shape& b, bool trans_a, bool trans_b,
+                     const std::string& a_text, const std::string& b_text) {
+  if (a.size() != 2 || b.size() != 2) ctx.Fail("Gemm expects 2-D A and B, got ", a_text, " and ", b_text);
+  GemmDims d;
+  d.m = trans_a ? a[1] : a[0];
+  d.k = trans_a ? a[0] : a[1];
+  const int64_t kb = trans_b ? b[1] : b[0];
+  d.n = trans_b ? b[0] : b[1];
+  if (d.k != kb)
+    ctx.Fail("Gemm inner dimensions differ: ", a_text, " x ", b_text, " (transA=", trans_a, ", transB=", trans_b, ")");
+  return d;
+}
+
+GemmBiasStrides ResolveGemmBias(const KernelContext& ctx, const Shape& c, int64_t m, int64_t n) {
+  int64_t cm = 1, cn = 1;
+  if (c.size() == 2) cm = c[0], cn = c[1];
+  if (c.size() == 1) cn = c[0];
+  if (c.size() > 2 || (cm != 1 && cm != m) || (cn != 1 && cn != n))
+    ctx.Fail("C of shape ", ShapeToString(c), " cannot be broadcast to [", m, ",", n, "]");
+  return {cm == 1 ? 0 : cn, cn == 1 ? 0 : 1};
+}
+
+PadAmounts ResolvePads(const KernelContext& ctx, int64_t rank, const std::vector<int64_t>& pads,
+                       const std::vector<int64_t>* axes_in) {
+  const int64_t r = rank;
+  std::vector<int64_t> axes;
+  if (axes_in) {
+    for (int64_t a : *axes_in) axes.push_back(NormalizeAxis(a, r, ctx));
+  } else {
+    for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+  }
+  if (pads.size() != 2 * axes.size())
+    ctx.Fail("pads has ", pads.size(), " entries; expected ", 2 * axes.size(), " for ", axes.size(), " axes");
+  PadAmounts p{std::vector<int64_t>(static_cast<size_t>(r), 0), std::vector<int64_t>(static_cast<size_t>(r), 0)};
+  std::vector<bool> seen(static_cast<size_t>(r), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t a = static_cast<size_t>(axes[i]);
+    if (seen[a]) ctx.Fail("axis ", a, " appears more than once in axes");
+    seen[a] = true;
+    p.begin[a] = pads[i];
+    p.end[a] = pads[i + axes.size()];
+  }
+  return p;
 }
 
 }  // namespace tessera::cpu

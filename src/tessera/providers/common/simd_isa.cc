@@ -1,4 +1,4 @@
-#include "tessera/providers/cpu/simd_isa.h"
+#include "tessera/providers/common/simd_isa.h"
 
 #include <cblas.h>
 

@@ -8,7 +8,7 @@
 // L1, the packed A block in L2. beta applies on the first kc block only,
 // and C is never read when beta is 0 (so NaN in C's old contents cannot
 // leak into the result).
-#include "tessera/providers/cpu/sgemm.h"
+#include "tessera/providers/common/sgemm.h"
 
 #include <algorithm>
 #include <array>
@@ -16,7 +16,7 @@
 #include <utility>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "tessera/providers/cpu/sgemm.cc"
+#define HWY_TARGET_INCLUDE "tessera/providers/common/sgemm.cc"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"

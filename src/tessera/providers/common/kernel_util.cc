@@ -1,4 +1,6 @@
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
+
+#include "tessera/ops/kernel_table.h"
 
 namespace tessera::cpu {
 
@@ -44,6 +46,11 @@ BroadcastIndexer::BroadcastIndexer(const Shape& out_shape, const std::vector<Sha
 }
 
 std::vector<int64_t> ReadInts(const Tensor& t) { return t.ToInt64Vector(); }
+
+std::vector<DataType> MovementTypes() {
+  return types::Join(types::Numeric(), {DataType::kBool, DataType::kString, DataType::kComplex64,
+                                        DataType::kComplex128});
+}
 
 // Copies n elements from src[src_off..] to dst[dst_off..] (same dtype).
 void CopyElements(const Tensor& src, int64_t src_off, Tensor& dst, int64_t dst_off, int64_t n) {

@@ -1,5 +1,5 @@
 // Kernels of simd_elementwise.h, compiled once per x86 target by Highway.
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "tessera/providers/cpu/simd_elementwise.cc"
+#define HWY_TARGET_INCLUDE "tessera/providers/common/simd_elementwise.cc"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
 #include "hwy/highway.h"
 

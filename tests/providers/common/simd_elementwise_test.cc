@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 #include "support/simd_targets.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
+#include "tessera/providers/common/simd_elementwise.h"
 
 namespace tessera::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // Tessera's GEMM (sgemm.cc) against a double-precision reference, on every
 // SIMD target: shapes at and around each target's block edges, M = 1, K off
 // the vector width, both transposes, alpha and beta.
-#include "tessera/providers/cpu/sgemm.h"
+#include "tessera/providers/common/sgemm.h"
 
 #include <cmath>
 #include <limits>
