@@ -10,18 +10,13 @@
 
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/dynamic_quantization.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 
 namespace {
-
-bool IsFloat8(DataType t) {
-  return t == DataType::kFloat8E4M3FN || t == DataType::kFloat8E4M3FNUZ || t == DataType::kFloat8E5M2 ||
-         t == DataType::kFloat8E5M2FNUZ;
-}
 
 bool IsQuantizedType(DataType t) {
   switch (t) {

@@ -11,19 +11,13 @@
 #include "tessera/ir/float_formats.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/int8_gemm.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/cpu/quantized_operands.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {
 namespace {
-
-
-bool IsFloat8(DataType t) {
-  return t == DataType::kFloat8E4M3FN || t == DataType::kFloat8E4M3FNUZ || t == DataType::kFloat8E5M2 ||
-         t == DataType::kFloat8E5M2FNUZ;
-}
 
 // Value i of an int8/uint8/float8 tensor as double.
 inline double QuantValue(DataType t, const void* data, int64_t i) {
