@@ -374,16 +374,15 @@ void Int8GemmPackingBPooled(ThreadPool* pool, int64_t m, bool a_signed, const vo
                             const PackedInt8A* packed_a, bool b_signed, int64_t k, int64_t n,
                             const uint8_t* const* b_rows, ZeroPoints b_zero, PackedInt8B& b, int32_t* c, int64_t ldc,
                             const Int8Requant* requant) {
-  b.Begin(b_signed, k, n, b_rows, b_zero, packed_a);
   if (ThreadPool::InParallelRegion()) pool = nullptr;
   const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const int64_t threads = pool ? std::min<int64_t>(pool->num_threads(), static_cast<int64_t>(macs / (1 << 18))) : 1;
-  const int64_t panels = b.panels();
+  const int64_t panels = (n + kPanel - 1) / kPanel;
   if (packed_a == nullptr || (threads > 1 && panels < 2 * threads)) {
-    ParallelFor(pool, panels, std::max<int64_t>(1, 4096 / std::max<int64_t>(k, 1)),
-                [&](int64_t p0, int64_t p1) { b.PackPanels(p0, p1); });
+    b.RepackRows(b_signed, k, n, b_rows, b_zero, pool, packed_a);
     return Int8GemmS32Pooled(pool, m, a_signed, a, lda, a_zero, b, c, ldc, requant, packed_a);
   }
+  b.Begin(b_signed, k, n, b_rows, b_zero, packed_a);
   // A block's packed panels stay in L2 beside A's rows; with threads,
   // about four blocks a thread, so the last ones even out.
   constexpr int64_t kBlockBytes = 128 << 10;
