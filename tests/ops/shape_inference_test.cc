@@ -29,8 +29,10 @@ TEST(ShapeInference, PropagatesSymbolicBatchThroughTheDefaultModel) {
   EXPECT_EQ(s->outputs()[0].type.ToString(), "tensor(float)[batch,10]");  // declared type kept
 }
 
+// opset 0: 17 for ai.onnx, 1 (their one version) for the other domains.
 std::vector<TypeInfo> Infer(const Node& n, std::vector<TypeInfo> inputs, std::vector<const Tensor*> consts = {},
-                            int64_t opset = 17) {
+                            int64_t opset = 0) {
+  if (opset == 0) opset = n.domain == kOnnxDomain ? 17 : 1;
   consts.resize(inputs.size(), nullptr);
   return InferOutputTypes(InferenceInput{n, opset, std::move(inputs), std::move(consts)});
 }

@@ -1,8 +1,9 @@
 #include "tessera/ops/flop_estimate.h"
 
 #include <optional>
-#include <set>
 #include <string>
+
+#include "tessera/ops/op_schema.h"
 
 namespace tessera {
 
@@ -64,12 +65,7 @@ int64_t EstimateFlops(const Node& node, const GraphTypes& types) {
     return 2 * Product(*x) * Product(*w, 1);
   }
   // Ops that only move or view data: no arithmetic (profiles show no rate).
-  static const std::set<std::string> data_movement = {
-      "Reshape", "Squeeze",  "Unsqueeze",      "Flatten",         "Identity",        "Shape",        "Size",
-      "Gather",  "GatherND", "GatherElements", "Concat",          "Split",           "Slice",        "Transpose",
-      "Expand",  "Tile",     "Pad",            "Cast",            "CastLike",        "Constant",     "ConstantOfShape",
-      "Compress", "DepthToSpace", "SpaceToDepth", "ScatterND",    "ScatterElements", "ReverseSequence"};
-  if (node.domain == kOnnxDomain && data_movement.count(op)) return 0;
+  if (OpHasTrait(node, op_trait::kDataMovement)) return 0;
   return Product(*out);
 }
 

@@ -25,6 +25,11 @@ struct KernelRow {
   int64_t last_opset;
   std::vector<DataType> types;  // element types of the main ("T") input; empty = any
   KernelFactory create;
+  // Inputs (bit i: input i) whose buffer the kernel may write its output
+  // into when the input dies at this node and has the output's size: the
+  // kernel reads element i only to write element i and allocates nothing
+  // but its output. The memory planner reads this and nothing else.
+  uint32_t in_place_inputs = 0;
 };
 
 // Makes a factory for a kernel class constructible from KernelInfo.

@@ -1,12 +1,12 @@
-// Static type and shape inference (shape_inference.h): the per-domain
-// dispatch, the op families whose rule is one line, and the walk over a
-// graph. The per-op rules: shape_inference_rules.h.
+// Static type and shape inference (shape_inference.h): the readers the
+// rules share, the dispatch through the op schemas (op_schema.h; the rules
+// live in infer_<family>.cc), and the walk over a graph.
 #include "tessera/ops/shape_inference.h"
 
 #include <algorithm>
 #include <set>
 
-#include "tessera/ops/shape_inference_rules.h"
+#include "tessera/ops/infer_rules.h"
 
 namespace tessera {
 
@@ -62,152 +62,29 @@ std::optional<Dims> Broadcast(const std::vector<TypeInfo>& ts) {
   return out;
 }
 
+std::vector<TypeInfo> SameAsInput0(const InferenceInput& in) { return {in.inputs[0]}; }
+
+// The element type alone, for ops whose output type follows input 0's.
+std::vector<TypeInfo> ElementTypeOfInput0(const InferenceInput& in) {
+  if (!in.inputs[0].is_tensor()) return {};
+  return {TensorOf(in.inputs[0].elem_type)};
+}
+
 }  // namespace shape_inference
 
 using namespace shape_inference;
 
-namespace {
-
-const std::set<std::string>& ShapePreserving() {
-  static const std::set<std::string> ops = {
-      "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan",
-      "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Relu", "LeakyRelu", "Elu", "Selu",
-      "Celu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softplus", "Softsign", "ThresholdedRelu", "Gelu",
-      "Mish", "Shrink", "Swish", "Softmax", "LogSoftmax", "Hardmax", "Identity", "Dropout", "Clip",
-      "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization", "LRN",
-      "LpNormalization", "MeanVarianceNormalization", "RMSNormalization", "SimplifiedLayerNormalization", "CumSum", "CumProd", "BitwiseNot",
-      "Trilu", "ReverseSequence", "PRelu", "RotaryEmbedding", "ScatterElements", "Scatter", "ScatterND",
-      "TensorScatter", "Not", "EyeLike"};
-  return ops;
-}
-
-const std::set<std::string>& BroadcastArithmetic() {
-  static const std::set<std::string> ops = {"Add",        "Sub",        "Mul",        "Div",       "Pow",
-                                            "Mod",        "Max",        "Min",        "Sum",       "Mean",
-                                            "BitShift",   "BitwiseAnd", "BitwiseOr",  "BitwiseXor"};
-  return ops;
-}
-
-const std::set<std::string>& BroadcastPredicate() {
-  static const std::set<std::string> ops = {"Equal", "Less",  "Greater", "LessOrEqual", "GreaterOrEqual",
-                                            "And",   "Or",    "Xor"};
-  return ops;
-}
-
-}  // namespace
-
-bool IsShapePreservingOp(const std::string& domain, const std::string& op_type) {
-  return domain == kOnnxDomain && ShapePreserving().count(op_type) > 0;
-}
-
 std::vector<TypeInfo> InferOutputTypes(const InferenceInput& in) {
   const Node& n = in.node;
-  const std::string& op = n.op_type;
-  size_t num_out = n.outputs.size();
   std::vector<TypeInfo> result;
-  auto first = [&]() -> const TypeInfo& {
-    static const TypeInfo unknown;
-    return in.inputs.empty() ? unknown : in.inputs[0];
-  };
-  if (n.domain == kTesseraDomain) return InferTesseraOutputTypes(in);
-  if (n.domain == kMicrosoftDomain) return InferMicrosoftOutputTypes(in);
-  if (n.domain != kOnnxDomain) {
-    result.assign(num_out, Unknown());
-    return result;
-  }
-  if (op == "Constant") {
-    result = ConstantOp(in);
-  } else if (in.inputs.empty()) {
-    // Malformed (graph validation refuses it later), but the optimizer infers
-    // types before that, and the inferers below read input 0.
-    result.assign(num_out, Unknown());
-  } else if (IsShapePreservingOp(n.domain, op)) {
-    result = {first()};
-    if (op == "Dropout" && num_out > 1) {
-      TypeInfo mask = first();
-      mask.elem_type = DataType::kBool;
-      result.push_back(mask);
-    }
-  } else if (BroadcastArithmetic().count(op) || BroadcastPredicate().count(op) || op == "Where") {
-    std::vector<TypeInfo> ins = in.inputs;
-    DataType t = BroadcastPredicate().count(op) ? DataType::kBool
-                 : op == "Where" && ins.size() > 1 ? ins[1].elem_type
-                                                   : first().elem_type;
-    auto shape = Broadcast(ins);
-    result = {shape ? TensorOf(t, *shape) : TensorOf(t)};
-  } else if (op == "IsNaN" || op == "IsInf") {
-    TypeInfo r = first();
-    r.elem_type = DataType::kBool;
-    result = {r};
-  } else if (op == "Cast") {
-    TypeInfo r = first();
-    r.kind = TypeInfo::Kind::kTensor;
-    r.elem_type = static_cast<DataType>(AttrInt(n, "to", 0));
-    result = {r};
-  } else if (op == "CastLike") {
-    TypeInfo r = first();
-    if (in.inputs.size() > 1) r.elem_type = in.inputs[1].elem_type;
-    result = {r};
-  } else if (op == "MatMul") {
-    result = MatMul(in);
-  } else if (op == "Gemm") {
-    result = Gemm(in);
-  } else if (op == "LSTM" || op == "GRU" || op == "RNN") {
-    result = Recurrent(in);
-  } else if (op == "Conv" || op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
-    result = Pool(in, false);
-  } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {
-    result = Pool(in, true);
-  } else if (op.rfind("Reduce", 0) == 0 || op == "ArgMax" || op == "ArgMin") {
-    result = Reduce(in);
-  } else if (op == "Reshape") {
-    result = Reshape(in);
-  } else if (op == "Transpose") {
-    result = Transpose(in);
-  } else if (op == "Concat") {
-    result = Concat(in);
-  } else if (op == "Unsqueeze") {
-    result = Unsqueeze(in);
-  } else if (op == "Squeeze") {
-    result = Squeeze(in);
-  } else if (op == "Flatten") {
-    result = Flatten(in);
-  } else if (op == "Gather") {
-    result = Gather(in);
-  } else if (op == "Shape") {
-    result = ShapeOp(in);
-  } else if (op == "Size") {
-    result = {TensorOf(DataType::kInt64, Dims{})};
-  } else if (op == "Split") {
-    result = Split(in);
-  } else if (op == "Slice") {
-    result = Slice(in);
-  } else if (op == "NonZero") {
-    result = {TensorOf(DataType::kInt64, {Dim::Known(HasShape(first()) ? RankOf(first()) : -1), Dim{}})};
-    if (!HasShape(first())) result = {TensorOf(DataType::kInt64)};
-  } else if (op == "ConstantOfShape") {
-    auto dims = ConstInts(in, 0);
-    const Attribute* v = n.FindAttribute("value");
-    DataType t = v && v->t.defined() ? v->t.dtype() : DataType::kFloat;
-    if (dims) {
-      Dims d;
-      for (int64_t x : *dims) d.push_back(Dim::Known(x));
-      result = {TensorOf(t, d)};
-    } else {
-      result = {TensorOf(t)};
-    }
-  } else {
-    // Element type only, for ops whose output type follows input 0.
-    static const std::set<std::string> same_type = {"Expand", "Tile", "Pad", "Resize", "Upsample", "TopK",
-                                                    "GatherElements", "GatherND", "Compress", "DepthToSpace",
-                                                    "SpaceToDepth", "ConvTranspose", "Einsum", "Attention",
-                                                    "MaxUnpool", "GridSample", "RoiAlign", "CenterCropPad"};
-    if (same_type.count(op) && first().is_tensor()) {
-      result = {TensorOf(first().elem_type)};
-      if (op == "TopK" && num_out > 1) result.push_back(TensorOf(DataType::kInt64));
-    }
-  }
-  result.resize(num_out);
+  const OpSchema* schema = FindOpSchema(n.domain, n.op_type, in.opset);
+  // A node without inputs is malformed unless its op takes none (graph
+  // validation refuses it later, but the optimizer infers types before
+  // that, and the rules read input 0).
+  if (schema && schema->infer && !n.outputs.empty() &&
+      (!in.inputs.empty() || schema->Has(op_trait::kTakesNoInputs)))
+    result = schema->infer(in);
+  result.resize(n.outputs.size());
   return result;
 }
 

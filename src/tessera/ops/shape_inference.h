@@ -21,7 +21,8 @@ struct InferenceInput {
   std::vector<const Tensor*> constants;  // the input's value when it is a known constant
 };
 
-// Output types of one node (kUnknown where they cannot be derived statically).
+// Output types of one node by its op schema's rule (op_schema.h), kUnknown
+// where they cannot be derived statically.
 std::vector<TypeInfo> InferOutputTypes(const InferenceInput& in);
 
 struct GraphTypes {
@@ -32,8 +33,5 @@ struct GraphTypes {
 // Walks a topologically sorted graph. Declared types (inputs, value_info,
 // outputs) seed the walk; inferred types complete them.
 GraphTypes InferGraphTypes(const Graph& graph, const std::function<int64_t(const std::string& domain)>& opset_for);
-
-// True when the op's output 0 has input 0's type and shape.
-bool IsShapePreservingOp(const std::string& domain, const std::string& op_type);
 
 }  // namespace tessera

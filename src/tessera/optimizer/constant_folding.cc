@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 
+#include "tessera/ops/op_schema.h"
 #include "tessera/ops/shape_inference.h"
 #include "tessera/optimizer/basic_passes.h"
 #include "tessera/optimizer/graph_editor.h"
@@ -62,21 +63,11 @@ bool IsQuantizedWeight(const GraphEditor& editor, const Node& n) {
   return true;
 }
 
-// Ops whose output can be much larger than their inputs. When shape
-// inference cannot size their output, the size is estimated here; ops
-// without an estimate are not folded then (computing first could exhaust
-// memory before the cap is checked).
-bool CanGrow(const Node& n) {
-  if (n.domain != kOnnxDomain) return false;
-  static const char* const kGrowing[] = {"Expand", "Tile", "Pad", "Range", "OneHot", "Resize", "Upsample",
-                                         "Einsum", "ConstantOfShape", "CenterCropPad", "MaxUnpool", "Col2Im",
-                                         "MelWeightMatrix", "BlackmanWindow", "HannWindow", "HammingWindow",
-                                         "DFT", "STFT", "EyeLike", "ImageDecoder", "TfIdfVectorizer",
-                                         "NonMaxSuppression", "StringSplit"};
-  for (const char* op : kGrowing)
-    if (n.op_type == op) return true;
-  return false;
-}
+// Ops whose output can be much larger than their inputs (op_trait::kMayGrow).
+// When shape inference cannot size their output, the size is estimated
+// here; ops without an estimate are not folded then (computing first could
+// exhaust memory before the cap is checked).
+bool CanGrow(const Node& n) { return OpHasTrait(n, op_trait::kMayGrow); }
 
 // Elements of the output of a growing op, when they follow from its constant
 // inputs; nullopt when unknown.

@@ -1,21 +1,13 @@
 #include "tessera/optimizer/pass_util.h"
 
+#include "tessera/ops/op_schema.h"
 #include "tessera/ops/shape_inference.h"
 
 namespace tessera {
 
 bool IsOp(const Node& node, const char* op_type) { return node.domain == kOnnxDomain && node.op_type == op_type; }
 
-bool IsDeterministic(const Node& node) {
-  if (node.domain != kOnnxDomain) return true;
-  static const char* const kRandom[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                                        "Bernoulli", "Multinomial", "Dropout"};
-  // Dropout samples its mask in training mode; the redundant-node pass
-  // removes it when it provably runs in inference mode.
-  for (const char* op : kRandom)
-    if (node.op_type == op) return false;
-  return true;
-}
+bool IsDeterministic(const Node& node) { return !OpHasTrait(node, op_trait::kNondeterministic); }
 
 int64_t AttrInt(const Node& node, const std::string& name, int64_t default_value) {
   const Attribute* a = node.FindAttribute(name);

@@ -69,6 +69,10 @@ class ExecutionProvider {
   virtual ~ExecutionProvider() = default;
   // Short name used in options, logs and reports: "cpu", "opencl", "dnnl".
   virtual std::string name() const = 0;
+  // True for the provider that has a host kernel for every op Tessera runs:
+  // it takes the nodes no other provider claims (the fallback the session's
+  // fallback limits are about), and constant folding computes with its kernels.
+  virtual bool IsHostFallback() const { return false; }
   // The device, in words, for reports ("host CPU", "pthread-skylake (PoCL)").
   virtual std::string device() const { return "host CPU"; }
   // "host" for EPs that compute on host memory; copies are needed between

@@ -29,8 +29,10 @@ struct PlacedStep {
   std::vector<int> implicit;  // slots the node's subgraphs read
   std::vector<int> release;   // slots whose last reader is this step
   // Input slots dying here whose buffer the (elementwise) kernel may
-  // write its output into.
+  // write its output into, chosen among the inputs its kernel row allows
+  // (KernelRow::in_place_inputs, copied here).
   std::vector<int> donors;
+  uint32_t in_place_inputs = 0;
   bool is_copy = false;
   std::vector<std::string> declined;
   std::vector<PartitionMember> members;  // the nodes of a compiled partition

@@ -202,7 +202,7 @@ CompiledGraph::CompiledGraph(const Model& model, std::shared_ptr<Graph> graph, c
   for (Step& step : steps_) step.flops = EstimateStepFlops(step);
   if (logger.Enabled(Severity::kVerbose)) LogPlacement(logger);
   PlanReleases();
-  PlanInPlace(model);
+  PlanInPlace();
 }
 
 void CompiledGraph::AddNodeSteps(const Model& model, const std::vector<NodeAssignment>& assignment,
@@ -215,6 +215,7 @@ void CompiledGraph::AddNodeSteps(const Model& model, const std::vector<NodeAssig
     step.node = &node;
     step.provider = assignment[i].provider_index;
     step.declined = assignment[i].declined;
+    step.in_place_inputs = assignment[i].row->in_place_inputs;
     const ExecutionProvider& ep = *providers_[step.provider];
     const std::string node_space = ep.memory_space();
     for (size_t k = 0; k < node.inputs.size(); ++k) {
@@ -328,18 +329,6 @@ void CompiledGraph::PlanReleases() {
 
 namespace {
 
-// CPU kernels that read input element i only to write output element i and
-// allocate nothing but their output (providers/cpu UnaryLoop, BinaryLoop),
-// so an input of the output's size may share the output's memory. Binary
-// ops only from opset 7 (the legacy broadcast path makes a temporary).
-bool ElementwiseInPlace(const Node& node, int64_t opset) {
-  static const std::unordered_set<std::string> unary = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log",
-                                                        "Neg",  "Abs",       "Sqrt",    "Reciprocal", "Erf"};
-  static const std::unordered_set<std::string> binary = {"Add", "Sub", "Mul", "Div"};
-  if (node.domain != kOnnxDomain || node.outputs.size() != 1) return false;
-  return unary.count(node.op_type) > 0 || (opset >= 7 && binary.count(node.op_type) > 0);
-}
-
 std::string ShapeSignature(const std::vector<Value>& inputs) {
   std::string sig;
   for (const auto& v : inputs) {
@@ -354,18 +343,19 @@ std::string ShapeSignature(const std::vector<Value>& inputs) {
 
 }  // namespace
 
-void CompiledGraph::PlanInPlace(const Model& model) {
+void CompiledGraph::PlanInPlace() {
   std::unordered_set<int> constants;
   for (const auto& [s, t] : initializer_slots_) constants.insert(s);
   constants.insert(outer_slots_.begin(), outer_slots_.end());
   for (auto& step : steps_) {
-    if (step.is_copy || !step.members.empty() || providers_[step.provider]->name() != "cpu") continue;
-    if (!ElementwiseInPlace(*step.node, model.OpsetFor(step.node->domain))) continue;
+    if (step.is_copy || !step.members.empty() || step.in_place_inputs == 0) continue;
     std::unordered_set<int> dying(step.release.begin(), step.release.end());
-    for (int s : step.inputs)
-      if (s >= 0 && dying.count(s) && !constants.count(s) &&
+    for (size_t k = 0; k < step.inputs.size() && k < 32; ++k) {
+      const int s = step.inputs[k];
+      if ((step.in_place_inputs >> k & 1u) != 0 && s >= 0 && dying.count(s) && !constants.count(s) &&
           std::find(step.donors.begin(), step.donors.end(), s) == step.donors.end())
         step.donors.push_back(s);
+    }
   }
 }
 

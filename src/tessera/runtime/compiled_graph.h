@@ -100,7 +100,7 @@ class CompiledGraph {
   // Drops one initializer no node needs any more (InitializerReaders).
   void ReleaseInitializer(const std::string& name);
   // Fills Step::donors.
-  void PlanInPlace(const Model& model);
+  void PlanInPlace();
   void RecordNode(Profiler* profiler, const Step& step, int64_t start_us, const std::vector<const Value*>& inputs,
                   const std::vector<int>& output_slots, const std::vector<Value>& frame) const;
 

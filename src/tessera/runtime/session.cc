@@ -134,7 +134,7 @@ OptimizerReport Session::OptimizeModel(Model& model, const SessionOptions& optio
   opts.validate_after_each_pass = options.validate_optimizer_passes;
   PassContext ctx;
   for (const auto& p : providers)
-    if (p->name() == "cpu") ctx.cpu_kernels = &p->kernels();
+    if (p->IsHostFallback()) ctx.cpu_kernels = &p->kernels();
   // The provider a node will most likely run on: the first that claims it
   // (the same rule AssignNodes applies when the graph is compiled).
   // Device providers decide on element types and shapes, so they are asked
@@ -228,14 +228,18 @@ std::unique_ptr<Session> Session::FromBytes(const void* data, size_t size, const
 }
 
 void Session::CheckFallback() const {
-  bool cpu_is_fallback = providers_.size() > 1 && providers_.front()->name() != "cpu";
-  if (!cpu_is_fallback) return;
+  const ExecutionProvider* host = nullptr;
+  for (const auto& p : providers_)
+    if (!host && p->IsHostFallback()) host = p.get();
+  // Limits apply only where another provider comes first.
+  if (providers_.size() < 2 || !host || providers_.front().get() == host) return;
+  const std::string cpu = host->name();
   std::vector<NodePlacement> placement = Placement();
   std::vector<const NodePlacement*> fallen;
   int partitions = 0;
   std::string last;
   for (const auto& p : placement) {
-    if (p.provider == "cpu") fallen.push_back(&p);
+    if (p.provider == cpu) fallen.push_back(&p);
     if (p.provider != last) ++partitions;
     last = p.provider;
   }
@@ -262,7 +266,7 @@ void Session::CheckFallback() const {
     for (const auto& p : placement) {
       int64_t f = std::max<int64_t>(0, p.flops);
       total += f;
-      if (p.provider == "cpu") on_cpu += f;
+      if (p.provider == cpu) on_cpu += f;
     }
     double flops_share = total == 0 ? 0.0 : static_cast<double>(on_cpu) / static_cast<double>(total);
     if (flops_share > options_.max_cpu_fallback_flops_share)

@@ -74,7 +74,7 @@ class Session {
 
   // Runs the graph optimizer on `model` as a session with these options and
   // providers would: passes consult the providers' capabilities, constant
-  // folding uses the "cpu" provider's kernels (none folded without it).
+  // folding uses the host fallback provider's kernels (none folded without one).
   static OptimizerReport OptimizeModel(Model& model, const SessionOptions& options, const ProviderList& providers,
                                        const Logger& logger);
 

@@ -18,6 +18,7 @@ namespace tessera::cpu {
 namespace {
 
 using elementwise::AddRows;
+using elementwise::kUnaryInPlace;
 using elementwise::BinaryLoop;
 using elementwise::UnaryLoop;
 namespace ts = elementwise::ts;
@@ -307,15 +308,16 @@ std::vector<DataType> PReluInts() {
 
 std::vector<KernelRow> ActivationKernels() {
   std::vector<KernelRow> rows;
-  AddRows(rows, "Relu", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}, {14, ReluTypes14()}}, Make<Relu>());
-  AddRows(rows, "LeakyRelu", {{1, ts::F3()}, {6, ts::F3()}, {16, ts::F4()}}, Act<LeakyReluF>());
+  AddRows(rows, "Relu", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}, {14, ReluTypes14()}}, Make<Relu>(),
+          kUnaryInPlace);
+  AddRows(rows, "LeakyRelu", {{1, ts::F3()}, {6, ts::F3()}, {16, ts::F4()}}, Act<LeakyReluF>(), kUnaryInPlace);
   AddRows(rows, "Elu", {{1, ts::F3()}, {6, ts::F3()}, {22, ts::F4()}}, Act<EluF>());
   AddRows(rows, "Selu", {{1, ts::F3()}, {6, ts::F3()}, {22, ts::F4()}}, Act<SeluF>());
   AddRows(rows, "Celu", {{12, {DataType::kFloat}}, {28, ts::F4()}}, Act<CeluF>());
-  AddRows(rows, "Sigmoid", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, Act<SigmoidF>());
+  AddRows(rows, "Sigmoid", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, Act<SigmoidF>(), kUnaryInPlace);
   AddRows(rows, "HardSigmoid", {{1, ts::F3()}, {6, ts::F3()}, {22, ts::F4()}}, Act<HardSigmoidF>());
   AddRows(rows, "HardSwish", {{14, ts::F3()}, {22, ts::F4()}}, Act<HardSwishF>());
-  AddRows(rows, "Tanh", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, Act<TanhF>());
+  AddRows(rows, "Tanh", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, Act<TanhF>(), kUnaryInPlace);
   AddRows(rows, "Softplus", {{1, ts::F3()}, {22, ts::F4()}}, Act<SoftplusF>());
   AddRows(rows, "Softsign", {{1, ts::F3()}, {22, ts::F4()}}, Act<SoftsignF>());
   AddRows(rows, "ThresholdedRelu", {{10, ts::F3()}, {22, ts::F4()}}, Act<ThresholdedReluF>());

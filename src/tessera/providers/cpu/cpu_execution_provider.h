@@ -13,6 +13,7 @@ const KernelTable& CpuKernelTable();
 class CpuExecutionProvider : public ExecutionProvider {
  public:
   std::string name() const override { return "cpu"; }
+  bool IsHostFallback() const override { return true; }
   const KernelTable& kernels() const override { return CpuKernelTable(); }
   void CapIsa(IsaLevel level) const override;
   std::vector<std::pair<std::string, std::string>> IsaInUse() const override;

@@ -16,6 +16,7 @@ namespace {
 
 using elementwise::AccumulateLoop;
 using elementwise::AddRows;
+using elementwise::kBinaryInPlace;
 using elementwise::BinaryLoop;
 using elementwise::LegacyBroadcast;
 using elementwise::ResolveBinaryShapes;
@@ -454,7 +455,7 @@ void AddArithmetic(std::vector<KernelRow>& rows, const char* op, KernelFactory f
            {7, ts::HighPrec()},
            {13, types::Join(ts::HighPrec(), {DataType::kBFloat16})},
            {14, ts::Num12()}},
-          f);
+          f, kBinaryInPlace);
 }
 
 }  // namespace

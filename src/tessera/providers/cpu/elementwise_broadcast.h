@@ -264,13 +264,28 @@ struct VersionTypes {
   int64_t since;
   std::vector<DataType> types;
 };
+// The inputs a row's kernel may overwrite with its output
+// (KernelRow::in_place_inputs), for the rows from opset `since` on.
+struct InPlaceInputs {
+  uint32_t inputs = 0;
+  int64_t since = 1;
+};
+inline constexpr InPlaceInputs kUnaryInPlace{0b1, 1};
+// Before opset 7 the legacy broadcast path makes a temporary.
+inline constexpr InPlaceInputs kBinaryInPlace{0b11, 7};
+
 inline void AddRows(std::vector<KernelRow>& rows, const char* op, std::initializer_list<VersionTypes> versions,
-                    const KernelFactory& factory, int64_t until = kMaxOnnxOpset) {
+                    const KernelFactory& factory, int64_t until = kMaxOnnxOpset, InPlaceInputs in_place = {}) {
   std::vector<VersionTypes> v(versions);
   for (size_t i = 0; i < v.size(); ++i) {
     int64_t last = i + 1 < v.size() ? v[i + 1].since - 1 : until;
-    rows.push_back(KernelRow{"ai.onnx", op, v[i].since, last, v[i].types, factory});
+    rows.push_back(KernelRow{"ai.onnx", op, v[i].since, last, v[i].types, factory,
+                             v[i].since >= in_place.since ? in_place.inputs : 0u});
   }
+}
+inline void AddRows(std::vector<KernelRow>& rows, const char* op, std::initializer_list<VersionTypes> versions,
+                    const KernelFactory& factory, InPlaceInputs in_place) {
+  AddRows(rows, op, versions, factory, kMaxOnnxOpset, in_place);
 }
 
 // Type-set shorthands in the spec's wording.

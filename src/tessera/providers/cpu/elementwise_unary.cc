@@ -15,6 +15,7 @@ namespace tessera::cpu {
 namespace {
 
 using elementwise::AddRows;
+using elementwise::kUnaryInPlace;
 using elementwise::UnaryLoop;
 namespace ts = elementwise::ts;
 
@@ -196,13 +197,13 @@ std::vector<DataType> Float8Types() {
 
 std::vector<KernelRow> UnaryMathKernels() {
   std::vector<KernelRow> rows;
-  AddRows(rows, "Abs", {{1, ts::F3()}, {6, ts::Num11()}, {13, ts::Num12()}}, NumericOp<AbsF>());
-  AddRows(rows, "Neg", {{1, ts::F3()}, {6, NegTypes(false)}, {13, NegTypes(true)}}, NumericOp<NegF>());
+  AddRows(rows, "Abs", {{1, ts::F3()}, {6, ts::Num11()}, {13, ts::Num12()}}, NumericOp<AbsF>(), kUnaryInPlace);
+  AddRows(rows, "Neg", {{1, ts::F3()}, {6, NegTypes(false)}, {13, NegTypes(true)}}, NumericOp<NegF>(), kUnaryInPlace);
   // Float-only ops versioned 1, 6, 13 (13 adds bfloat16).
-  AddRows(rows, "Exp", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<ExpF>());
-  AddRows(rows, "Log", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<LogF>());
-  AddRows(rows, "Sqrt", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<SqrtF>());
-  AddRows(rows, "Reciprocal", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<ReciprocalF>());
+  AddRows(rows, "Exp", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<ExpF>(), kUnaryInPlace);
+  AddRows(rows, "Log", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<LogF>(), kUnaryInPlace);
+  AddRows(rows, "Sqrt", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<SqrtF>(), kUnaryInPlace);
+  AddRows(rows, "Reciprocal", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<ReciprocalF>(), kUnaryInPlace);
   AddRows(rows, "Floor", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<FloorF>());
   AddRows(rows, "Ceil", {{1, ts::F3()}, {6, ts::F3()}, {13, ts::F4()}}, FloatOp<CeilF>());
   AddRows(rows, "Round", {{11, ts::F3()}, {22, ts::F4()}}, FloatOp<RoundF>());
@@ -219,7 +220,7 @@ std::vector<KernelRow> UnaryMathKernels() {
   AddRows(rows, "Asinh", {{9, ts::F3()}, {22, ts::F4()}}, FloatOp<AsinhF>());
   AddRows(rows, "Acosh", {{9, ts::F3()}, {22, ts::F4()}}, FloatOp<AcoshF>());
   AddRows(rows, "Atanh", {{9, ts::F3()}, {22, ts::F4()}}, FloatOp<AtanhF>());
-  AddRows(rows, "Erf", {{9, ts::Num11()}, {13, ts::F4()}}, Make<ErfKernel>());
+  AddRows(rows, "Erf", {{9, ts::Num11()}, {13, ts::F4()}}, Make<ErfKernel>(), kUnaryInPlace);
   AddRows(rows, "IsNaN", {{9, ts::F3()}, {13, ts::F4()}, {20, types::Join(ts::F4(), Float8Types())}},
           Make<IsNaN>());
   AddRows(rows, "IsInf", {{10, {DataType::kFloat, DataType::kDouble}}, {20, types::Join(ts::F4(), Float8Types())}},

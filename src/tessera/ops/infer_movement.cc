@@ -1,10 +1,10 @@
-// Shape inference of the ops that only move or describe data: Reshape,
-// Transpose, Concat, (Un)Squeeze, Flatten, Gather, Shape, Split, Slice,
-// Constant.
+// Schema entries of the ai.onnx ops that only move, make or describe data:
+// Reshape, Transpose, Concat, (Un)Squeeze, Flatten, the gathers, Shape,
+// Size, Split, Slice, Expand, Tile, Pad, Constant, ConstantOfShape...
 #include <algorithm>
 #include <set>
 
-#include "tessera/ops/shape_inference_rules.h"
+#include "tessera/ops/infer_rules.h"
 
 namespace tessera::shape_inference {
 
@@ -278,4 +278,49 @@ std::vector<TypeInfo> ConstantOp(const InferenceInput& in) {
   }
   return {Unknown()};
 }
+
+namespace {
+
+using namespace op_trait;
+
+std::vector<TypeInfo> SizeRule(const InferenceInput&) { return {TensorOf(DataType::kInt64, Dims{})}; }
+
+// [rank, number of nonzero elements].
+std::vector<TypeInfo> NonZeroRule(const InferenceInput& in) {
+  const TypeInfo& x = in.inputs[0];
+  if (!HasShape(x)) return {TensorOf(DataType::kInt64)};
+  return {TensorOf(DataType::kInt64, {Dim::Known(RankOf(x)), Dim{}})};
+}
+
+std::vector<TypeInfo> ConstantOfShapeRule(const InferenceInput& in) {
+  auto dims = ConstInts(in, 0);
+  const Attribute* v = in.node.FindAttribute("value");
+  DataType t = v && v->t.defined() ? v->t.dtype() : DataType::kFloat;
+  if (!dims) return {TensorOf(t)};
+  Dims d;
+  for (int64_t x : *dims) d.push_back(Dim::Known(x));
+  return {TensorOf(t, d)};
+}
+
+}  // namespace
+
+std::vector<OpSchema> MovementSchemas() {
+  constexpr uint32_t kGrowingMovement = kDataMovement | kMayGrow;
+  return {
+      Onnx("Reshape", Reshape, kDataMovement), Onnx("Transpose", Transpose, kDataMovement),
+      Onnx("Concat", Concat, kDataMovement), Onnx("Unsqueeze", Unsqueeze, kDataMovement),
+      Onnx("Squeeze", Squeeze, kDataMovement), Onnx("Flatten", Flatten, kDataMovement),
+      Onnx("Gather", Gather, kDataMovement), Onnx("GatherElements", ElementTypeOfInput0, kDataMovement),
+      Onnx("GatherND", ElementTypeOfInput0, kDataMovement), Onnx("Compress", ElementTypeOfInput0, kDataMovement),
+      Onnx("Shape", ShapeOp, kDataMovement), Onnx("Size", SizeRule, kDataMovement),
+      Onnx("Split", Split, kDataMovement), Onnx("Slice", Slice, kDataMovement),
+      Onnx("DepthToSpace", ElementTypeOfInput0, kDataMovement),
+      Onnx("SpaceToDepth", ElementTypeOfInput0, kDataMovement),
+      Onnx("Expand", ElementTypeOfInput0, kGrowingMovement), Onnx("Tile", ElementTypeOfInput0, kGrowingMovement),
+      Onnx("Pad", ElementTypeOfInput0, kGrowingMovement), Onnx("CenterCropPad", ElementTypeOfInput0, kMayGrow),
+      Onnx("NonZero", NonZeroRule), Onnx("Constant", ConstantOp, kDataMovement | kTakesNoInputs),
+      Onnx("ConstantOfShape", ConstantOfShapeRule, kGrowingMovement),
+  };
+}
+
 }  // namespace tessera::shape_inference

@@ -1,9 +1,10 @@
-// Shape inference of the compute ops: pools and convolutions, reductions,
-// MatMul, Gemm and the recurrent ops.
+// Schema entries of the ai.onnx compute ops: pools and convolutions,
+// reductions, MatMul, Gemm, the recurrent ops, attention, TopK and the
+// resampling ops.
 #include <algorithm>
 #include <set>
 
-#include "tessera/ops/shape_inference_rules.h"
+#include "tessera/ops/infer_rules.h"
 
 namespace tessera::shape_inference {
 
@@ -148,5 +149,38 @@ std::vector<TypeInfo> Gemm(const InferenceInput& in) {
   return {TensorOf(a.elem_type, {(*a.shape)[ta ? 1 : 0], (*b.shape)[tb ? 0 : 1]})};
 }
 
+namespace {
+
+using namespace op_trait;
+
+std::vector<TypeInfo> PoolRule(const InferenceInput& in) { return Pool(in, false); }
+std::vector<TypeInfo> GlobalPoolRule(const InferenceInput& in) { return Pool(in, true); }
+
+// Values, then int64 indices.
+std::vector<TypeInfo> TopKRule(const InferenceInput& in) {
+  std::vector<TypeInfo> result = ElementTypeOfInput0(in);
+  if (!result.empty() && in.node.outputs.size() > 1) result.push_back(TensorOf(DataType::kInt64));
+  return result;
+}
+
+}  // namespace
+
+std::vector<OpSchema> ComputeSchemas() {
+  return {
+      Onnx("Conv", PoolRule), Onnx("MaxPool", PoolRule), Onnx("AveragePool", PoolRule), Onnx("LpPool", PoolRule),
+      Onnx("GlobalAveragePool", GlobalPoolRule), Onnx("GlobalMaxPool", GlobalPoolRule),
+      Onnx("GlobalLpPool", GlobalPoolRule), Onnx("ConvTranspose", ElementTypeOfInput0),
+      Onnx("ReduceL1", Reduce), Onnx("ReduceL2", Reduce), Onnx("ReduceLogSum", Reduce),
+      Onnx("ReduceLogSumExp", Reduce), Onnx("ReduceMax", Reduce), Onnx("ReduceMean", Reduce),
+      Onnx("ReduceMin", Reduce), Onnx("ReduceProd", Reduce), Onnx("ReduceSum", Reduce),
+      Onnx("ReduceSumSquare", Reduce), Onnx("ArgMax", Reduce), Onnx("ArgMin", Reduce),
+      Onnx("MatMul", MatMul), Onnx("Gemm", Gemm), Onnx("Einsum", ElementTypeOfInput0, kMayGrow),
+      Onnx("LSTM", Recurrent), Onnx("GRU", Recurrent), Onnx("RNN", Recurrent),
+      Onnx("Attention", ElementTypeOfInput0), Onnx("TopK", TopKRule),
+      Onnx("Resize", ElementTypeOfInput0, kMayGrow), Onnx("Upsample", ElementTypeOfInput0, kMayGrow),
+      Onnx("GridSample", ElementTypeOfInput0), Onnx("RoiAlign", ElementTypeOfInput0),
+      Onnx("MaxUnpool", ElementTypeOfInput0, kMayGrow),
+  };
+}
 
 }  // namespace tessera::shape_inference
