@@ -24,10 +24,10 @@
 #include "tessera/ops/kernel.h"
 #include "tessera/ops/kernel_table.h"
 #include "support/model_builder.h"
+#include "tessera/providers/common/sgemm.h"
+#include "tessera/providers/common/simd_elementwise.h"
 #include "tessera/providers/cpu/cpu_execution_provider.h"
 #include "tessera/providers/cpu/int8_gemm.h"
-#include "tessera/providers/cpu/sgemm.h"
-#include "tessera/providers/cpu/simd_elementwise.h"
 
 #include <cblas.h>
 

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "tessera/base/thread_pool.h"
-#include "tessera/providers/cpu/kernel_util.h"
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/simd_int32.h"
 
 namespace tessera::cpu {

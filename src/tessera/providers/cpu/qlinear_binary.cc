@@ -5,8 +5,8 @@
 // differently only where the float result lies next to a half step).
 #include <algorithm>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/qlinear_util.h"
 #include "tessera/providers/cpu/simd_qlinear.h"
 

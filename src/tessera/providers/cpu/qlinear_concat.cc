@@ -6,9 +6,9 @@
 #include <cstring>
 #include <optional>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/byte_lookup.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/qlinear_util.h"
 
 namespace tessera::cpu {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <optional>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/qlinear_util.h"
 
 namespace tessera::cpu {

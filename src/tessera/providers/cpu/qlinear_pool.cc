@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
-#include "tessera/providers/cpu/kernel_util.h"
 #include "tessera/providers/cpu/pool_geometry.h"
 #include "tessera/providers/cpu/qlinear_util.h"
 

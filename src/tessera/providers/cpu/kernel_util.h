@@ -1,6 +1,0 @@
-// Moved to providers/common/kernel_util.h (issue 23: what more than one provider
-// uses lives there). Kept for the files still including this path
-// (the int8 / quantized kernels, bench/micro); include the common header.
-#pragma once
-
-#include "tessera/providers/common/kernel_util.h"
