@@ -7,17 +7,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tessera/ops/op_schema.h"
 #include "tessera/tools/doctor.h"
 
 namespace tessera::cli {
 
 namespace {
 
-bool Deterministic(const Node& n) {
-  static const std::set<std::string> random = {"RandomNormal", "RandomNormalLike", "RandomUniform",
-                                               "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
-  return !random.count(n.op_type);
-}
+bool Deterministic(const Node& n) { return !OpHasTrait(n, op_trait::kNondeterministic); }
 
 bool HasSubgraph(const Node& n) {
   for (const auto& a : n.attributes)
