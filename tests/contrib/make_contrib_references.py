@@ -491,6 +491,15 @@ def cases():
                                              "delta": np.array(0.75, np.float32)}, ["y"]))
     out.append(Case("range_int64", "Range", {"start": np.array(10, np.int64), "limit": np.array(-3, np.int64),
                                              "delta": np.array(-4, np.int64)}, ["y"]))
+    # transBatch moves the operand's axis 0 to the row position, before trans.
+    out.append(Case("fused_matmul_trans_batch_a", "FusedMatMul", {"a": r(2, 3, 4, 5), "b": r(3, 4, 5, 6)}, ["y"],
+                    {"alpha": 0.5, "transBatchA": 1}))
+    out.append(Case("fused_matmul_trans_batch_a_trans", "FusedMatMul", {"a": r(2, 3, 4, 5), "b": r(3, 4, 2, 6)},
+                    ["y"], {"transBatchA": 1, "transA": 1}))
+    out.append(Case("fused_matmul_trans_batch_b_trans", "FusedMatMul", {"a": r(3, 4, 5, 6), "b": r(7, 3, 4, 6)},
+                    ["y"], {"transBatchB": 1, "transB": 1}))
+    out.append(Case("fused_matmul_trans_batch_both", "FusedMatMul", {"a": r(2, 3, 4), "b": r(4, 3, 6)}, ["y"],
+                    {"transBatchA": 1, "transBatchB": 1}))
     return out
 
 

@@ -75,6 +75,17 @@ TEST(ShapeInference, MicrosoftQLinearOps) {
   EXPECT_EQ(Infer(pool, {T({1, 3, 8, 8}, u8), s, z, s, z})[0].ToString(), "tensor(uint8)[1,3,4,4]");
 }
 
+// FusedMatMul's transBatch moves axis 0 to the row position before trans.
+TEST(ShapeInference, MicrosoftFusedMatMulTransBatch) {
+  Node mm = MakeNode("m", "FusedMatMul", {"a", "b"}, {"y"});
+  mm.domain = kMicrosoftDomain;
+  mm.attributes = {test::IntAttr("transBatchA", 1), test::IntAttr("transA", 1)};
+  EXPECT_EQ(Infer(mm, {T({2, 3, 4, 5}), T({3, 4, 2, 6})})[0].ToString(), "tensor(float)[3,4,5,6]");
+  mm.attributes = {test::IntAttr("transBatchB", 1)};
+  EXPECT_EQ(Infer(mm, {T({3, 4, 5, 6}), T({6, 3, 4, 7})})[0].ToString(), "tensor(float)[3,4,5,7]");
+  EXPECT_EQ(Infer(mm, {T({5, 6}), T({6, 7})})[0].ToString(), "unknown") << "rank 2: the kernel's error";
+}
+
 TEST(ShapeInference, RecurrencesGiveSequenceAndStateShapes) {
   Node lstm = MakeNode("l", "LSTM", {"x", "w", "r"}, {"y", "y_h", "y_c"});
   lstm.attributes = {test::IntAttr("hidden_size", 5)};

@@ -178,15 +178,26 @@ std::vector<TypeInfo> BiasSplitGeluRule(const InferenceInput& in) {
   return {TensorOf(x.elem_type, d)};
 }
 
-// MatMul of op(A) and op(B), op swapping the last two axes when set.
+// MatMul of op(A) and op(B): transBatch moves axis 0 behind the batch axes
+// (to the row position), then trans swaps the last two axes.
 std::vector<TypeInfo> MsFusedMatMulRule(const InferenceInput& in) {
-  auto transposed = [&](size_t i, const char* attr) {
+  bool known = true;
+  auto operand = [&](size_t i, const char* batch_attr, const char* attr) {
     TypeInfo t = Input(in, i);
+    if (AttrInt(in.node, batch_attr, 0) != 0) {
+      if (!HasShape(t) || RankOf(t) < 3) {
+        known = false;
+        return t;
+      }
+      Dims& d = *t.shape;
+      std::rotate(d.begin(), d.begin() + 1, d.end() - 1);
+    }
     if (AttrInt(in.node, attr, 0) != 0 && HasShape(t) && RankOf(t) >= 2)
       std::swap(t.shape->back(), (*t.shape)[t.shape->size() - 2]);
     return t;
   };
-  return AsQuantizedOnnx(in, "MatMul", {transposed(0, "transA"), transposed(1, "transB")});
+  TypeInfo a = operand(0, "transBatchA", "transA"), b = operand(1, "transBatchB", "transB");
+  return known ? AsQuantizedOnnx(in, "MatMul", {a, b}) : Untyped(in);
 }
 
 std::vector<TypeInfo> MsQLinearConvRule(const InferenceInput& in) { return AsQuantizedOnnx(in, "QLinearConv", in.inputs); }

@@ -157,13 +157,38 @@ TEST(ContribBiasSoftmax, BroadcastsAndRejectsWhatDoesNot) {
       .ExpectFailure("does not broadcast to data");
 }
 
-TEST(ContribFusedMatMul, TransBatchIsAClearError) {
+// transBatchA reads A [2, 1, 3] as [1, 2, 3]: its axis 0 gives the rows. B
+// constant (packed at creation, its tensor then unread) and as an input.
+TEST(ContribFusedMatMul, TransBatchMovesAxisZeroToTheRows) {
+  for (bool constant_b : {true, false}) {
+    OpTest t("FusedMatMul", 1, kMs);
+    t.Attr("transBatchA", int64_t{1}).Input("a", T_<float>({1, 2, 3, 4, 5, 6}, {2, 1, 3}));
+    if (constant_b) t.ConstantInput("b", T_<float>({1, 1, 1}, {1, 3, 1}));
+    else t.Input("b", T_<float>({1, 1, 1}, {1, 3, 1}));
+    t.Output("y", T_<float>({6, 15}, {1, 2, 1})).Run();
+  }
+  // transBatchB reads B [3, 1, 2] as [1, 3, 2].
+  OpTest("FusedMatMul", 1, kMs)
+      .Attr("transBatchB", int64_t{1})
+      .Input("a", T_<float>({1, 1, 1}, {1, 1, 3}))
+      .Input("b", T_<float>({1, 2, 3, 4, 5, 6}, {3, 1, 2}))
+      .Output("y", T_<float>({9, 12}, {1, 1, 2}))
+      .Run();
+}
+
+TEST(ContribFusedMatMul, TransBatchNeedsOneRankOfAtLeastThree) {
   OpTest("FusedMatMul", 1, kMs)
       .Attr("transBatchA", int64_t{1})
-      .Input("a", T_<float>({1, 2, 3, 4}, {1, 2, 2}))
-      .Input("b", T_<float>({1, 2, 3, 4}, {1, 2, 2}))
+      .Input("a", T_<float>({1, 2, 3, 4}, {2, 2}))
+      .Input("b", T_<float>({1, 2, 3, 4}, {2, 2}))
       .UncheckedOutput("y")
-      .ExpectFailure("transBatchA=1 is not supported");
+      .ExpectFailure("need A and B of one rank, at least 3");
+  OpTest("FusedMatMul", 1, kMs)
+      .Attr("transBatchB", int64_t{1})
+      .Input("a", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}))
+      .Input("b", T_<float>({1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 2, 2}))
+      .UncheckedOutput("y")
+      .ExpectFailure("need A and B of one rank, at least 3");
 }
 
 // Bad inputs of GroupQueryAttention: clear errors, never a read past a buffer.

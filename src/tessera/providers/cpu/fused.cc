@@ -17,6 +17,7 @@
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/matmul_impl.h"
 #include "tessera/providers/cpu/normalization_impl.h"
+#include "tessera/providers/cpu/tensor_layout_util.h"
 #include "tessera/providers/cpu/vector_math.h"
 
 namespace tessera::cpu {
@@ -73,7 +74,11 @@ class FusedGemm final : public OpKernel {
 // ---- FusedMatMul: act(alpha * op(A) op(B) + bias) ----------------------------------
 // op() transposes the last two axes when transA / transB is set; bias is a
 // vector over the last output axis. One GEMM per batch, then one pass over
-// the output for bias and activation together.
+// the output for bias and activation together. com.microsoft's
+// transBatchA / transBatchB first move the operand's axis 0 behind its batch
+// axes, to the row position ([d0, d1.., dr-1] read as [d1.., d0, dr-1]);
+// both operands must then have one rank, at least 3 (ONNX Runtime's rule).
+// Exporters rarely set them, so the operand is permuted into a copy.
 
 Shape SwapLastTwo(Shape s, const KernelContext& ctx, const char* what) {
   if (s.size() < 2) ctx.Fail(what, " must have rank >= 2 to be transposed, got ", ShapeToString(s));
@@ -86,20 +91,20 @@ class FusedMatMul final : public OpKernel {
   explicit FusedMatMul(const KernelInfo& info)
       : trans_a_(info.attr_int("transA", 0) != 0),
         trans_b_(info.attr_int("transB", 0) != 0),
+        trans_batch_a_(info.attr_int("transBatchA", 0) != 0),
+        trans_batch_b_(info.attr_int("transBatchB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.0f)),
         act_(info),
-        packed_b_(PackConstantB(info, 1, trans_b_)) {
+        packed_b_(trans_batch_b_ ? nullptr : PackConstantB(info, 1, trans_b_)) {
     if (packed_b_) b_shape_ = info.constant_input(1)->shape();
-    // com.microsoft's form may also move A's or B's batch axes behind its
-    // rows (transBatchA / transBatchB); ONNX Runtime's exporters leave them 0.
-    for (const char* attr : {"transBatchA", "transBatchB"})
-      if (info.attr_int(attr, 0) != 0) info.Fail(attr, "=1 is not supported (only 0, the default)");
   }
   bool ReadsInput(size_t i) const override { return i != 1 || packed_b_ == nullptr; }
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& a = ctx.input(0);
-    const Tensor* b = packed_b_ ? nullptr : &ctx.input(1);
+    Tensor a_moved, b_moved;
+    if (trans_batch_a_ || trans_batch_b_) MoveBatchAxes(ctx, a_moved, b_moved);
+    const Tensor& a = trans_batch_a_ ? a_moved : ctx.input(0);
+    const Tensor* b = packed_b_ ? nullptr : trans_batch_b_ ? &b_moved : &ctx.input(1);
     const DataType b_type = b ? b->dtype() : DataType::kFloat;
     if (a.dtype() != b_type)
       ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b_type));
@@ -123,6 +128,22 @@ class FusedMatMul final : public OpKernel {
   }
 
  private:
+  // The transBatch operands, axis 0 moved to the row position.
+  void MoveBatchAxes(const KernelContext& ctx, Tensor& a, Tensor& b) const {
+    const Tensor& x = ctx.input(0);
+    // B may be packed at creation (and its tensor released) when only A moves.
+    const Shape& w_shape = packed_b_ ? b_shape_ : ctx.input(1).shape();
+    if (x.rank() != static_cast<int64_t>(w_shape.size()) || x.rank() < 3)
+      ctx.Fail("transBatchA / transBatchB need A and B of one rank, at least 3; got A ", ShapeToString(x.shape()),
+               " and B ", ShapeToString(w_shape));
+    std::vector<int64_t> perm;
+    for (int64_t i = 1; i + 1 < x.rank(); ++i) perm.push_back(i);
+    perm.push_back(0);
+    perm.push_back(x.rank() - 1);
+    if (trans_batch_a_) a = layout::TransposeTensor(x, perm, ctx);
+    if (trans_batch_b_) b = layout::TransposeTensor(ctx.input(1), perm, ctx);
+  }
+
   template <typename F>
   static void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, F alpha, const F* a, int64_t lda, const F* b,
                    int64_t ldb, F* c, int64_t ldc) {
@@ -165,7 +186,7 @@ class FusedMatMul final : public OpKernel {
                 });
   }
 
-  bool trans_a_, trans_b_;
+  bool trans_a_, trans_b_, trans_batch_a_, trans_batch_b_;
   float alpha_;
   FusedActivation act_;
   std::shared_ptr<const PackedB> packed_b_;  // a constant float matrix B
