@@ -43,6 +43,7 @@ class TESSERA_API Session {
   static Session FromBytes(const void* data, size_t size, const SessionOptions& options = {});
 
   ~Session();
+  // A moved-from session may only be assigned to or destroyed.
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
   Session(const Session&) = delete;
