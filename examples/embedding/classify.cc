@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
     for (const auto& p : session.providers()) std::printf(" %s", p.c_str());
     std::printf("\n");
 
-    const ts::TensorInfo& input = session.inputs().at(0);
+    if (session.inputs().size() != 1) return Fail("expected one input, the image batch");
+    const ts::TensorInfo& input = session.inputs()[0];
     if (input.name != "image" || input.type != ts::ElementType::kFloat || input.shape.size() != 4 ||
         input.shape[0] != -1 || input.symbolic_dims[0] != "batch")
       return Fail("unexpected input " + input.name);
