@@ -500,6 +500,13 @@ def cases():
                     ["y"], {"transBatchB": 1, "transB": 1}))
     out.append(Case("fused_matmul_trans_batch_both", "FusedMatMul", {"a": r(2, 3, 4), "b": r(4, 3, 6)}, ["y"],
                     {"transBatchA": 1, "transBatchB": 1}))
+    # FusedConv's Z: added before the activation (ORT's Conv + Add fusion).
+    out.append(Case("fused_conv_sum_relu", "FusedConv", {"x": r(1, 3, 5, 5), "z": r(1, 4, 3, 3)}, ["y"],
+                    {"activation": "Relu", "kernel_shape": [3, 3]},
+                    consts={"w": r(4, 3, 3, 3) * 0.3, "b": r(4) * 0.1}, node_inputs=["x", "w", "b", "z"]))
+    out.append(Case("fused_conv_sum_no_bias", "FusedConv", {"x": r(2, 2, 4, 4), "z": r(2, 3, 4, 4)}, ["y"],
+                    {"activation": "LeakyRelu", "activation_params": [0.2], "pads": [1, 1, 1, 1]},
+                    consts={"w": r(3, 2, 3, 3) * 0.3}, node_inputs=["x", "w", "", "z"]))
     return out
 
 

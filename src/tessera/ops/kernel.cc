@@ -73,6 +73,11 @@ const Tensor& KernelContext::input(size_t i) const {
   return v.tensor();
 }
 
+Tensor& KernelContext::output(size_t i) {
+  if (i >= outputs_->size() || !(*outputs_)[i].is_tensor()) Fail("output ", i, " holds no tensor yet");
+  return (*outputs_)[i].tensor();
+}
+
 Tensor& KernelContext::allocate_output(size_t i, DataType dtype, Shape shape) {
   if (i >= outputs_->size()) Fail("kernel wrote output ", i, " but the node has ", outputs_->size(), " outputs");
   // A graph output whose memory the caller bound (IOBinding) is written there.

@@ -109,6 +109,9 @@ class KernelContext {
   // Allocates output i (uninitialized memory).
   Tensor& allocate_output(size_t i, DataType dtype, Shape shape);
   void set_output(size_t i, Value value);
+  // Output i as allocated or set before, for a kernel that finishes what
+  // another kernel computed into it; throws when it holds no tensor.
+  Tensor& output(size_t i);
 
   ThreadPool* thread_pool() const { return pool_; }
   // Null unless the session is profiling.

@@ -268,15 +268,35 @@ TEST(ContribInverse, SingularAndEmptyBatches) {
   OpTest("Inverse", 1, kMs).Input("x", T_<float>({}, {0, 3, 3})).Output("y", T_<float>({}, {0, 3, 3})).Run();
 }
 
-TEST(ContribFusedConv, TheSumInputIsAClearError) {
+// Z is added before the activation: relu(x * w + b + z), in float and float16.
+TEST(ContribFusedConv, AddsTheSumInputBeforeTheActivation) {
+  OpTest("FusedConv", 1, kMs)
+      .Attr("activation", std::string("Relu"))
+      .Input("x", T_<float>({1, 2, 3, 4}, {1, 1, 2, 2}))
+      .Input("w", T_<float>({2}, {1, 1, 1, 1}))
+      .Input("b", T_<float>({1}, {1}))
+      .Input("z", T_<float>({-4, -4, 0, 1}, {1, 1, 2, 2}))
+      .Output("y", T_<float>({0, 1, 7, 10}, {1, 1, 2, 2}))
+      .Run();
+  OpTest("FusedConv", 1, kMs)
+      .Attr("activation", std::string("Relu"))
+      .Input("x", F16({1, 2, 3, 4}, {1, 1, 2, 2}))
+      .Input("w", F16({2}, {1, 1, 1, 1}))
+      .Input("b", F16({1}, {1}))
+      .Input("z", F16({-4, -4, 0, 1}, {1, 1, 2, 2}))
+      .Output("y", F16({0, 1, 7, 10}, {1, 1, 2, 2}))
+      .Run();
+}
+
+TEST(ContribFusedConv, ASumOfAnotherShapeIsAClearError) {
   OpTest("FusedConv", 1, kMs)
       .Attr("activation", std::string("Relu"))
       .Input("x", T_<float>(std::vector<float>(9, 1.f), {1, 1, 3, 3}))
       .Input("w", T_<float>({1}, {1, 1, 1, 1}))
       .Input("b", T_<float>({0}, {1}))
-      .Input("z", T_<float>(std::vector<float>(9, 1.f), {1, 1, 3, 3}))
+      .Input("z", T_<float>(std::vector<float>(3, 1.f), {1, 1, 1, 3}))
       .UncheckedOutput("y")
-      .ExpectFailure("the Z input (a sum before the activation) is not supported");
+      .ExpectFailure("Z must have the output's type and shape");
 }
 
 }  // namespace

@@ -51,13 +51,39 @@ using elementwise::UnaryLoop;
 
 // ---- FusedConv / FusedGemm: the plain kernels with an activation epilogue ------
 
+// com.microsoft's FusedConv may add Z (Y's shape, left by a Conv + Add
+// fusion) before the activation: the convolution then runs plain and one pass
+// over Y adds Z and activates. ai.tessera's form has no Z.
 class FusedConv final : public OpKernel {
  public:
   explicit FusedConv(const KernelInfo& info)
-      : impl_(MakeConvKernel(info, false, std::make_shared<const FusedActivation>(info))) {}
-  void Compute(KernelContext& ctx) const override { impl_->Compute(ctx); }
+      : act_(std::make_shared<const FusedActivation>(info)),
+        with_z_(info.has_input(3)),
+        impl_(MakeConvKernel(info, false, with_z_ ? nullptr : act_)) {}
+  void Compute(KernelContext& ctx) const override {
+    impl_->Compute(ctx);
+    if (with_z_) AddZAndActivate(ctx);
+  }
 
  private:
+  void AddZAndActivate(KernelContext& ctx) const {
+    Tensor& y = ctx.output(0);
+    const Tensor& z = ctx.input(3);
+    if (z.dtype() != y.dtype() || z.shape() != y.shape())
+      ctx.Fail("Z must have the output's type and shape ", DataTypeName(y.dtype()), ShapeToString(y.shape()),
+               ", got ", z.Describe());
+    const FusedActivation& act = *act_;
+    DispatchFloat(y.dtype(), ctx, [&]<typename T>() {
+      const T* zp = z.data<T>();
+      T* yp = y.data<T>();
+      ParallelFor(ctx.thread_pool(), y.numel(), 1 << 14, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) yp[i] = StoreAs<T>(act(Load(yp[i]) + Load(zp[i])));
+      });
+    });
+  }
+
+  std::shared_ptr<const FusedActivation> act_;
+  bool with_z_;
   std::unique_ptr<OpKernel> impl_;
 };
 
@@ -341,13 +367,8 @@ std::vector<KernelRow> FusedKernels() {
   std::vector<KernelRow> rows = FusedAttentionKernels();
   std::vector<KernelRow> own = {
       {kTesseraDomain, "FusedConv", 1, 1, types::Floats(), Make<FusedConv>()},
-      // ONNX Runtime's: the same activations; its optional Z (a sum added
-      // before the activation, from Conv + Add fusion) is refused.
-      {kMicrosoftDomain, "FusedConv", 1, 1, types::Floats(),
-       [](const KernelInfo& info) -> std::unique_ptr<OpKernel> {
-         if (info.has_input(3)) info.Fail("the Z input (a sum before the activation) is not supported");
-         return std::make_unique<FusedConv>(info);
-       }},
+      // ONNX Runtime's: the same activations, and its optional Z.
+      {kMicrosoftDomain, "FusedConv", 1, 1, types::Floats(), Make<FusedConv>()},
       {kTesseraDomain, "FusedGemm", 1, 1, f2, Make<FusedGemm>()},
       {kTesseraDomain, "FusedMatMul", 1, 1, f2, Make<FusedMatMul>()},
       // ONNX Runtime's: alpha * op(A) op(B), without bias or activation.
