@@ -247,40 +247,52 @@ _LEVEL_NAMES = {"disabled": GraphOptimizationLevel.ORT_DISABLE_ALL, "basic": Gra
                 "layout": GraphOptimizationLevel.ORT_ENABLE_LAYOUT, "all": GraphOptimizationLevel.ORT_ENABLE_ALL}
 
 
-def _check_level(name, value):
-    if isinstance(value, GraphOptimizationLevel):
-        return value
-    if isinstance(value, str):
-        # Tessera's level names ("basic") and the enum's ("ORT_ENABLE_BASIC").
-        key = value.strip()
-        if key.lower() in _LEVEL_NAMES:
-            return _LEVEL_NAMES[key.lower()]
-        if key in GraphOptimizationLevel.__members__:
-            return GraphOptimizationLevel[key]
-        raise TypeError(f"{name} must be a GraphOptimizationLevel or one of {sorted(_LEVEL_NAMES)}, got {value!r}")
-    value = _check_int(name, value)
-    try:
-        return GraphOptimizationLevel(value)
-    except ValueError:
-        raise TypeError(f"{name} must be a GraphOptimizationLevel, got {value!r}") from None
+# Other spellings of an enum's members its options accept (by lowercase name).
+_ENUM_ALIASES = {GraphOptimizationLevel: _LEVEL_NAMES}
 
 
-def _check_mode(name, value):
-    if isinstance(value, ExecutionMode):
-        return value
-    try:
-        return ExecutionMode(_check_int(name, value))
-    except ValueError:
-        raise TypeError(f"{name} must be an ExecutionMode, got {value!r}") from None
+def _enum_check(enum_cls):
+    """The check of an option whose values are members of enum_cls (or their
+    int values, or for enums in _ENUM_ALIASES, member or alias names)."""
+    article = "an" if enum_cls.__name__[0] in "AEIOU" else "a"
+    aliases = _ENUM_ALIASES.get(enum_cls)
+
+    def check(name, value):
+        if isinstance(value, enum_cls):
+            return value
+        if isinstance(value, str) and aliases is not None:
+            key = value.strip()
+            if key.lower() in aliases:
+                return aliases[key.lower()]
+            if key in enum_cls.__members__:
+                return enum_cls[key]
+            raise TypeError(f"{name} must be {article} {enum_cls.__name__} or one of {sorted(aliases)}, got {value!r}")
+        value = _check_int(name, value)
+        try:
+            return enum_cls(value)
+        except ValueError:
+            raise TypeError(f"{name} must be {article} {enum_cls.__name__}, got {value!r}") from None
+    return check
 
 
-def _check_order(name, value):
-    if isinstance(value, ExecutionOrder):
-        return value
-    try:
-        return ExecutionOrder(_check_int(name, value))
-    except ValueError:
-        raise TypeError(f"{name} must be an ExecutionOrder, got {value!r}") from None
+_KIND_CHECKS = {"int": _check_int, "bool": _check_bool, "str": _check_str}
+
+
+def _declare_options(cls, rows):
+    """Adds one validated attribute to cls per row of the C++ option table
+    (src/tessera/api/session_option_table.cc), which is where options are
+    declared: (name, kind, enum type, default, doc, applied) each."""
+    for name, kind, enum_type, default, doc, _applied in rows:
+        if kind == "enum":
+            enum_cls = globals()[enum_type]
+            option = _Option(enum_cls(default), _enum_check(enum_cls))
+        else:
+            option = _Option(default, _KIND_CHECKS[kind])
+        option.__doc__ = doc
+        option.__set_name__(cls, name)
+        setattr(cls, name, option)
+    cls._option_names = tuple(row[0] for row in rows)
+    return cls
 
 
 _WINOGRAD_KEY = "tessera.winograd_convolutions"
@@ -298,21 +310,8 @@ class SessionOptions:
     (the optimized model, written at session creation). Everything else is
     stored and readable but has no effect; see docs/python.md."""
 
-    log_severity_level = _Option(-1, _check_int)
-    log_verbosity_level = _Option(0, _check_int)
-    logid = _Option("", _check_str)
-    enable_profiling = _Option(False, _check_bool)
-    profile_file_prefix = _Option("tessera_profile", _check_str)
-    graph_optimization_level = _Option(GraphOptimizationLevel.ORT_ENABLE_ALL, _check_level)
-    intra_op_num_threads = _Option(0, _check_int)
-    inter_op_num_threads = _Option(0, _check_int)
-    execution_mode = _Option(ExecutionMode.ORT_SEQUENTIAL, _check_mode)
-    execution_order = _Option(ExecutionOrder.DEFAULT, _check_order)
-    optimized_model_filepath = _Option("", _check_str)
-    enable_cpu_mem_arena = _Option(True, _check_bool)
-    enable_mem_pattern = _Option(True, _check_bool)
-    enable_mem_reuse = _Option(True, _check_bool)
-    use_deterministic_compute = _Option(False, _check_bool)
+    # The attributes (log_severity_level, intra_op_num_threads...) come from
+    # the C++ option table: _declare_options below.
 
     def __init__(self):
         self._config = {}
@@ -394,14 +393,16 @@ class SessionOptions:
             raise InvalidArgument(f"session config {_WINOGRAD_KEY} must be '0' or '1', got '{value}'")
         return value == "1"
 
-    def _effective_severity(self):
-        level = self.log_severity_level
-        return _default_logger_severity if level == -1 else level
+    def _option_values(self):
+        """{attribute: value} for every row of the option table."""
+        return {name: getattr(self, name) for name in self._option_names}
 
     def __repr__(self):
-        fields = ", ".join(
-            f"{name}={getattr(self, name)!r}" for name, v in vars(type(self)).items() if isinstance(v, _Option))
+        fields = ", ".join(f"{name}={value!r}" for name, value in self._option_values().items())
         return f"SessionOptions({fields})"
+
+
+_declare_options(SessionOptions, _C.session_option_rows())
 
 
 class RunOptions:
@@ -580,18 +581,11 @@ class InferenceSession:
         self._sess_options = sess_options if sess_options is not None else SessionOptions()
         opts = self._sess_options
         config = _C.SessionConfig()
-        config.log_severity_level = opts._effective_severity()
-        config.log_id = opts.logid
-        config.intra_op_num_threads = opts.intra_op_num_threads
-        config.enable_profiling = opts.enable_profiling
-        config.profile_file_prefix = opts.profile_file_prefix
-        config.graph_optimization_level = int(opts.graph_optimization_level)
+        config.options = opts._option_values()
+        config.default_log_severity = _default_logger_severity
         config.disabled_optimizers = list(disabled)
-        config.optimized_model_filepath = opts.optimized_model_filepath
         config.winograd_convolutions = opts._winograd_convolutions()
         config.max_isa = opts._config.get(_MAX_ISA_KEY, "")
-        config.inter_op_num_threads = opts.inter_op_num_threads
-        config.enable_cpu_mem_arena = opts.enable_cpu_mem_arena
         config.free_dimension_overrides = list(opts._free_dimension_overrides)
         config.initializers = [(name, _unwrap(v)) for name, v in opts._initializers.items()]
         config.read_config_from_model = read_config
@@ -966,58 +960,6 @@ def _reference_sets(reference, input_names, output_names):
         return [by_name(_os.path.basename(path), {k: z[k] for k in z.files})]
 
 
-def _compare_arrays(actual, expected, rtol, atol):
-    """(elements, mismatched, max_abs, max_rel, message) with the CLI's rule
-    |a - e| <= atol + rtol * |e|; NaN matches NaN, infinities must be equal,
-    non-float types compare exactly; dtype and shape must match."""
-    import numpy as np
-    if isinstance(expected, (list, tuple)):
-        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
-            return 1, 1, 0.0, 0.0, f"got {type(actual).__name__}, expected a sequence of {len(expected)} items"
-        tot = [0, 0, 0.0, 0.0, ""]
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            n, m, ma, mr, msg = _compare_arrays(a, e, rtol, atol)
-            tot = [tot[0] + n, tot[1] + m, max(tot[2], ma), max(tot[3], mr), tot[4] or (msg and f"item {i}: {msg}")]
-        return tuple(tot)
-    e = np.asarray(expected)
-    a = np.asarray(actual)
-    n = int(e.size)
-    if a.dtype != e.dtype:
-        return n, n, 0.0, 0.0, f"dtype {a.dtype}, expected {e.dtype}"
-    if a.shape != e.shape:
-        return n, n, 0.0, 0.0, f"shape {list(a.shape)}, expected {list(e.shape)}"
-    if e.dtype.kind not in "fc":
-        bad = a != e
-        m = int(np.count_nonzero(bad))
-        msg = ""
-        if m:
-            i = int(np.flatnonzero(bad.reshape(-1))[0])
-            msg = f"element {i} is {a.reshape(-1)[i]!r}, expected {e.reshape(-1)[i]!r}"
-        return n, m, 0.0, 0.0, msg
-    if e.dtype.kind == "c":
-        a = np.stack([a.real, a.imag], axis=-1).astype(np.float64)
-        e = np.stack([e.real, e.imag], axis=-1).astype(np.float64)
-    else:
-        a = a.astype(np.float64)[..., None]
-        e = e.astype(np.float64)[..., None]
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        nan_a, nan_e = np.isnan(a), np.isnan(e)
-        special = nan_a | nan_e | np.isinf(a) | np.isinf(e)
-        bad_special = special & ~((nan_a & nan_e) | ((a == e) & ~nan_a))
-        finite = ~special
-        err = np.where(finite, np.abs(a - e), 0.0)
-        rel = np.where(finite & (e != 0), err / np.where(e != 0, np.abs(e), 1.0), 0.0)
-        bad = bad_special | (finite & (err > atol + rtol * np.abs(e)))
-    bad_elem = bad.reshape(bad.shape[:-1] + (-1,)).any(axis=-1).reshape(-1)
-    m = int(np.count_nonzero(bad_elem))
-    msg = ""
-    if m:
-        i = int(np.flatnonzero(bad_elem)[0])
-        msg = (f"element {i} is {np.asarray(actual).reshape(-1)[i]!r}, "
-               f"expected {np.asarray(expected).reshape(-1)[i]!r}")
-    return n, m, float(err.max()) if err.size else 0.0, float(rel.max()) if rel.size else 0.0, msg
-
-
 def validate(model, reference, rtol=1e-3, atol=1e-5, providers=None):
     """Runs `model` (a path, serialized bytes or an InferenceSession) on the
     reference inputs and compares its outputs with the reference outputs.
@@ -1033,9 +975,7 @@ def validate(model, reference, rtol=1e-3, atol=1e-5, providers=None):
     input_names = [i.name for i in inputs]
     output_names = [o.name for o in sess.get_outputs()]
     sets = _reference_sets(reference, input_names, output_names)
-    reports = {name: {"checked": False, "elements": 0, "mismatched": 0, "max_abs_error": 0.0,
-                      "max_rel_error": 0.0, "mismatch_fraction": 0.0, "passed": True, "message": ""}
-               for name in output_names}
+    verdicts = {name: _C.OutputVerdict(name) for name in output_names}
     for label, feeds, expected in sets:
         for arg in inputs:
             if arg.name not in feeds:
@@ -1052,18 +992,8 @@ def validate(model, reference, rtol=1e-3, atol=1e-5, providers=None):
             raise ValueError(f"the reference ({label}) has no expected value for any model output")
         actual = sess.run(None, feeds)
         for name, value in zip(output_names, actual):
-            if name not in expected:
-                continue
-            r = reports[name]
-            n, m, max_abs, max_rel, msg = _compare_arrays(value, expected[name], rtol, atol)
-            r["checked"] = True
-            r["elements"] += n
-            r["mismatched"] += m
-            r["max_abs_error"] = max(r["max_abs_error"], max_abs)
-            r["max_rel_error"] = max(r["max_rel_error"], max_rel)
-            if msg and r["passed"]:
-                r["passed"] = False
-                r["message"] = (f"{label}: " if len(sets) > 1 else "") + msg
-    for r in reports.values():
-        r["mismatch_fraction"] = r["mismatched"] / r["elements"] if r["elements"] else (0.0 if r["passed"] else 1.0)
+            if name in expected:
+                # The rule of `tessera validate`, in C++ (ir/output_verdict.h).
+                verdicts[name].add(value, expected[name], rtol, atol, label if len(sets) > 1 else "")
+    reports = {name: v.to_dict() for name, v in verdicts.items()}
     return ValidationReport(reports, rtol, atol, len(sets))

@@ -585,6 +585,33 @@ def test_session_options_defaults_and_types():
     np.testing.assert_array_equal(sess.run(["z"], {"x": x, "y": x})[0], 2 * x)
 
 
+def test_every_cpp_option_row_is_a_session_options_attribute():
+    """SessionOptions' attributes are the rows of the C++ option table
+    (src/tessera/api/session_option_table.cc), with their defaults, and a
+    session takes each one by name."""
+    rows = tessera._C.session_option_rows()
+    assert rows
+    so = tessera.SessionOptions()
+    assert list(so._option_values()) == [row[0] for row in rows]
+    for name, kind, enum_type, default, doc, _applied in rows:
+        assert type(tessera.SessionOptions.__dict__[name]).__name__ == "_Option", name
+        assert tessera.SessionOptions.__dict__[name].__doc__ == doc
+        value = getattr(so, name)
+        assert value == default and f"{name}=" in repr(so), name
+        if kind == "enum":
+            assert isinstance(value, getattr(tessera, enum_type)), name
+        else:
+            assert type(value).__name__ == kind, name
+    tessera.InferenceSession(tm.add_model(), so)
+    # The session side refuses a name no row has and a value of another type.
+    for options, message in (({"bogus": 1}, "'bogus' is not a session option"),
+                             ({"intra_op_num_threads": "2"}, "intra_op_num_threads must be of type int, got str")):
+        config = tessera._C.SessionConfig()
+        config.options = options
+        with pytest.raises(tessera.InvalidArgument, match=message):
+            tessera._C.Session(tm.add_model(), config, ["cpu"])
+
+
 def test_session_config_entries():
     so = tessera.SessionOptions()
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")

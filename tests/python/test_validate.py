@@ -236,3 +236,46 @@ def test_pytorch_if_other_branch(exported):
     expected = np.abs(x) - 3
     assert tessera.validate(path, {"input0": x, "y": expected}).passed
     assert not tessera.validate(path, {"input0": x, "y": x * 2 + 1}).passed
+
+
+# ------------------------------------------------ Python and the CLI agree
+
+
+def test_python_and_cli_agree_at_the_tolerance_edge_and_on_nan_inf(add_model, tmp_path):
+    """tessera.validate() and `tessera validate` use the one C++ rule:
+    |actual - expected| <= atol + rtol * |expected|, NaN matches only NaN,
+    an infinity only the same infinity."""
+    rtol, atol = 1e-3, 1e-5
+    x = np.ones((4, 4), np.float32)
+    x[2] = [np.nan, np.inf, -np.inf, 3.0]
+    y = np.zeros((4, 4), np.float32)
+    z = (x + y).copy()
+    # Rows 0-1: the float32 neighbours of the largest expected value 1.0 is
+    # within tolerance of, (1 + atol) / (1 - rtol): some inside, some out.
+    edge = np.float32((1 + atol) / (1 - rtol))
+    near = [edge]
+    for _ in range(4):
+        near.insert(0, np.nextafter(near[0], np.float32(0)))
+        near.append(np.nextafter(near[-1], np.float32(2)))
+    z[0:2] = np.array(near[:8], np.float32).reshape(2, 4)
+    z[2] = [np.nan, np.inf, np.inf, np.nan]  # actual nan, inf, -inf, 3
+    z[3] = [np.inf, -np.inf, 1.0, 1.0]  # actual 1, 1, 1, 1
+    e = z[0:2].astype(np.float64)
+    outside_edge = int(np.count_nonzero(np.abs(1.0 - e) > atol + rtol * np.abs(e)))
+    assert 0 < outside_edge < 8
+    ref = {"x": x, "y": y, "z": z, "w": x * 2}
+
+    report = tessera.validate(add_model, ref, rtol=rtol, atol=atol)
+    assert report["z"]["mismatched"] == outside_edge + 4 and not report["z"]["passed"]
+    assert report["w"]["passed"] and report["w"]["mismatched"] == 0
+
+    npz = tmp_path / "edge.npz"
+    np.savez(npz, **ref)
+    proc = run_cli(add_model, "--reference", npz, "--json", "--rtol", rtol, "--atol", atol)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    for out in json.loads(proc.stdout)["outputs"]:
+        mine = report[out["name"]]
+        for key in ("checked", "elements", "mismatched", "passed", "message"):
+            assert out[key] == mine[key], (out["name"], key)
+        for key in ("max_abs_error", "max_rel_error", "mismatch_fraction"):
+            assert out[key] == pytest.approx(mine[key], rel=1e-5), (out["name"], key)

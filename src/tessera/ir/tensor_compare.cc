@@ -104,6 +104,21 @@ CompareResult CompareTensors(const Tensor& actual, const Tensor& expected, doubl
   return r;
 }
 
+int64_t ElementCount(const Value& v) {
+  if (v.is_tensor()) return v.tensor().numel();
+  if (v.is_sequence()) {
+    int64_t n = 0;
+    for (const auto& item : v.sequence().items) n += ElementCount(item);
+    return n;
+  }
+  return 1;
+}
+
+int64_t MismatchedElements(const CompareResult& r, const Value& expected) {
+  if (r.match) return 0;
+  return r.mismatches > 0 ? r.mismatches : ElementCount(expected);
+}
+
 CompareResult CompareValues(const Value& actual, const Value& expected, double rtol, double atol) {
   CompareResult r;
   if (expected.is_tensor()) {
@@ -136,6 +151,7 @@ CompareResult CompareValues(const Value& actual, const Value& expected, double r
       CompareResult item = CompareValues(a[i], e[i], rtol, atol);
       r.max_abs_error = std::max(r.max_abs_error, item.max_abs_error);
       r.max_rel_error = std::max(r.max_rel_error, item.max_rel_error);
+      r.mismatches += MismatchedElements(item, e[i]);
       if (!item.match && r.match) {
         r.match = false;
         r.message = "sequence item " + std::to_string(i) + ": " + item.message;

@@ -20,6 +20,12 @@ struct CompareResult {
 CompareResult CompareValues(const Value& actual, const Value& expected, double rtol = 1e-3, double atol = 1e-7);
 CompareResult CompareTensors(const Tensor& actual, const Tensor& expected, double rtol = 1e-3, double atol = 1e-7);
 
+// Elements of a value: a tensor's, summed over a sequence's items; 1 else.
+int64_t ElementCount(const Value& v);
+// Elements of `expected` the comparison found wrong: a failure that names no
+// element (dtype, shape, structure) counts every one.
+int64_t MismatchedElements(const CompareResult& r, const Value& expected);
+
 // Element i as double for any float kind (float8, float4 and e8m0 included).
 double ElementAsDouble(const Tensor& t, int64_t i);
 

@@ -19,7 +19,7 @@
 
 #include "tessera/api/providers.h"
 #include "tessera/format/npy.h"
-#include "tessera/ir/tensor_compare.h"
+#include "tessera/ir/output_verdict.h"
 #include "tessera/tools/cli.h"
 
 namespace tessera::cli {
@@ -211,28 +211,6 @@ std::vector<ReferenceSet> LoadReference(const std::string& ref, const Session& s
 
 // ------------------------------------------------------------ reporting
 
-struct OutputReport {
-  std::string name;
-  int64_t elements = 0;
-  int64_t mismatched = 0;
-  double max_abs_error = 0;
-  double max_rel_error = 0;
-  bool passed = true;
-  bool checked = false;
-  std::string message;
-  double fraction() const { return elements ? static_cast<double>(mismatched) / elements : (passed ? 0.0 : 1.0); }
-};
-
-int64_t ElementCount(const Value& v) {
-  if (v.is_tensor()) return v.tensor().numel();
-  if (v.is_sequence()) {
-    int64_t n = 0;
-    for (const auto& item : v.sequence().items) n += ElementCount(item);
-    return n;
-  }
-  return 1;
-}
-
 std::string Num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
@@ -266,7 +244,7 @@ int ValidateCommand(int argc, char** argv) {
   auto session = Session::FromFile(path, options, MakeProviders(SplitList(args.get("providers", DefaultProviderList()))));
   std::vector<ReferenceSet> sets = LoadReference(ref, *session);
 
-  std::vector<OutputReport> reports(session->outputs().size());
+  std::vector<OutputVerdict> reports(session->outputs().size());
   for (size_t i = 0; i < reports.size(); ++i) reports[i].name = session->outputs()[i].name;
   for (const auto& set : sets) {
     Feeds feeds;
@@ -282,19 +260,7 @@ int ValidateCommand(int argc, char** argv) {
     for (size_t i = 0; i < reports.size(); ++i) {
       auto it = set.outputs.find(reports[i].name);
       if (it == set.outputs.end()) continue;
-      OutputReport& r = reports[i];
-      CompareResult c = CompareValues(actual[i], it->second, rtol, atol);
-      int64_t n = ElementCount(it->second);
-      r.checked = true;
-      r.elements += n;
-      r.max_abs_error = std::max(r.max_abs_error, c.max_abs_error);
-      r.max_rel_error = std::max(r.max_rel_error, c.max_rel_error);
-      // A dtype / shape / structure problem counts every element as wrong.
-      r.mismatched += c.match ? 0 : (c.mismatches > 0 ? c.mismatches : n);
-      if (!c.match && r.passed) {
-        r.passed = false;
-        r.message = (sets.size() > 1 ? set.label + ": " : std::string()) + c.message;
-      }
+      reports[i].Add(actual[i], it->second, rtol, atol, sets.size() > 1 ? set.label : std::string());
     }
   }
   bool passed = true;
@@ -310,7 +276,7 @@ int ValidateCommand(int argc, char** argv) {
       os << (i ? ", " : "") << "{\"name\": \"" << JsonEscape(r.name) << "\", \"checked\": "
          << (r.checked ? "true" : "false") << ", \"elements\": " << r.elements << ", \"mismatched\": " << r.mismatched
          << ", \"max_abs_error\": " << Num(r.max_abs_error) << ", \"max_rel_error\": " << Num(r.max_rel_error)
-         << ", \"mismatch_fraction\": " << Num(r.fraction()) << ", \"passed\": " << (r.passed ? "true" : "false")
+         << ", \"mismatch_fraction\": " << Num(r.mismatch_fraction()) << ", \"passed\": " << (r.passed ? "true" : "false")
          << ", \"message\": \"" << JsonEscape(r.message) << "\"}";
     }
     os << "]}\n";
@@ -326,7 +292,7 @@ int ValidateCommand(int argc, char** argv) {
         continue;
       }
       char frac[32];
-      std::snprintf(frac, sizeof(frac), "%.4g%%", 100.0 * r.fraction());
+      std::snprintf(frac, sizeof(frac), "%.4g%%", 100.0 * r.mismatch_fraction());
       std::printf("%-24s %12s %12s %12s  %s\n", r.name.c_str(), Num(r.max_abs_error).c_str(),
                   Num(r.max_rel_error).c_str(), frac, r.passed ? "PASS" : "FAIL");
       if (!r.passed) std::printf("    %s\n", r.message.c_str());

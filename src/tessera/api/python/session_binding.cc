@@ -11,6 +11,8 @@
 
 #include "tessera/api/providers.h"
 #include "tessera/api/python/numpy_convert.h"
+#include "tessera/api/python/session_options_binding.h"
+#include "tessera/api/session_option_table.h"
 #include "tessera/format/model_loader.h"
 #include "tessera/ops/bound_outputs.h"
 #include "tessera/runtime/kv_cache.h"
@@ -42,16 +44,12 @@ py::tuple ValueInfoToPy(const ValueInfo& v) {
 // ------------------------------------------------------------------ session
 
 struct SessionConfig {
-  int log_severity_level = 2;
-  std::string log_id;
-  int intra_op_num_threads = 0;
-  int inter_op_num_threads = 0;
-  bool enable_profiling = false;
-  std::string profile_file_prefix = "tessera_profile";
-  // onnxruntime's GraphOptimizationLevel values: 0, 1, 2, 3 or 99 (= all).
-  int graph_optimization_level = 99;
+  // {attribute: value} of SessionOptions, one per row of the option table
+  // (api/session_option_table.h).
+  py::dict options;
+  // What log_severity_level -1 stands for (set_default_logger_severity).
+  int default_log_severity = 2;
   std::vector<std::string> disabled_optimizers;
-  std::string optimized_model_filepath;
   // Initializers of the optimized model of at least this many bytes go to
   // this file, next to the model ("" = all inside the model).
   std::string optimized_model_external_file;
@@ -65,7 +63,6 @@ struct SessionConfig {
   std::vector<std::pair<std::string, py::object>> initializers;
   // ORT_LOAD_CONFIG_FROM_MODEL=1: the model's "ort_config" metadata decides.
   bool read_config_from_model = false;
-  bool enable_cpu_mem_arena = true;
   // (external-data location, buffer) per add_external_initializers_from_files_in_memory.
   std::vector<std::pair<std::string, py::object>> files_in_memory;
 };
@@ -73,21 +70,14 @@ struct SessionConfig {
 class PySession {
  public:
   PySession(const py::object& source, const SessionConfig& config, const std::vector<std::string>& providers) {
-    options_.log_severity_level = SeverityFor(config.log_severity_level);
-    if (!config.log_id.empty()) options_.log_id = config.log_id;
-    options_.intra_op_num_threads = config.intra_op_num_threads;
-    options_.inter_op_num_threads = config.inter_op_num_threads;
-    options_.enable_profiling = config.enable_profiling;
-    options_.profile_file_prefix = config.profile_file_prefix;
-    options_.graph_optimization_level = ParseOptimizationLevel(std::to_string(config.graph_optimization_level));
+    options_.log_severity_level = SeverityFor(config.default_log_severity);
+    ApplyPythonSessionOptions(options_, config.options);
     options_.disabled_optimizers = config.disabled_optimizers;
-    options_.optimized_model_filepath = config.optimized_model_filepath;
     options_.optimized_model_external_file = config.optimized_model_external_file;
     options_.optimized_model_external_min_bytes =
         static_cast<size_t>(std::max<int64_t>(0, config.optimized_model_external_min_bytes));
     options_.winograd_convolutions = config.winograd_convolutions;
     options_.max_isa = config.max_isa;
-    options_.enable_memory_arena = config.enable_cpu_mem_arena;
     InMemoryFiles files;
     for (const auto& [name, obj] : config.files_in_memory) {
       py::buffer_info info = py::reinterpret_borrow<py::buffer>(obj).request();
@@ -268,7 +258,7 @@ class PySession {
 
  private:
   static Severity SeverityFor(int level) {
-    if (level < 0 || level > 4) ThrowInvalid("log_severity_level must be 0..4, got " + std::to_string(level));
+    if (level < 0 || level > 4) ThrowInvalid("the default logger severity must be 0..4, got " + std::to_string(level));
     return static_cast<Severity>(level);
   }
 
@@ -298,19 +288,18 @@ class PySession {
       if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
         ThrowInvalid(key + " option in the model file must be an integer");
       int value = v.cast<int>();
+      // onnxruntime's own checks and wording for the values in a model.
       if (key == "intra_op_num_threads" || key == "inter_op_num_threads") {
         if (value < 0) ThrowInvalid("Unsupported value for " + key + ": " + std::to_string(value));
-        (key == "intra_op_num_threads" ? options_.intra_op_num_threads : options_.inter_op_num_threads) = value;
       } else if (key == "execution_mode") {
         if (value != 0 && value != 1) ThrowInvalid("Unsupported execution_mode value in ORT config: " + std::to_string(value));
       } else if (key == "graph_optimization_level") {
         if (value != 0 && value != 1 && value != 2 && value != 3 && value != 99)
           ThrowInvalid("Unsupported graph_optimization_level value in ORT config: " + std::to_string(value));
-        options_.graph_optimization_level = ParseOptimizationLevel(std::to_string(value));
-      } else {
-        if (value != 0 && value != 1) ThrowInvalid("Unsupported value for enable_profiling option: " + std::to_string(value));
-        options_.enable_profiling = value == 1;
+      } else if (value != 0 && value != 1) {
+        ThrowInvalid("Unsupported value for enable_profiling option: " + std::to_string(value));
       }
+      ApplySessionOption(options_, key, SessionOptionValue{value, ""});
       config_from_model_[py::str(key)] = value;
     }
   }
@@ -377,15 +366,9 @@ class PySession {
 void BindSession(py::module_& m) {
   py::class_<SessionConfig>(m, "SessionConfig")
       .def(py::init<>())
-      .def_readwrite("log_severity_level", &SessionConfig::log_severity_level)
-      .def_readwrite("log_id", &SessionConfig::log_id)
-      .def_readwrite("intra_op_num_threads", &SessionConfig::intra_op_num_threads)
-      .def_readwrite("inter_op_num_threads", &SessionConfig::inter_op_num_threads)
-      .def_readwrite("enable_profiling", &SessionConfig::enable_profiling)
-      .def_readwrite("profile_file_prefix", &SessionConfig::profile_file_prefix)
-      .def_readwrite("graph_optimization_level", &SessionConfig::graph_optimization_level)
+      .def_readwrite("options", &SessionConfig::options)
+      .def_readwrite("default_log_severity", &SessionConfig::default_log_severity)
       .def_readwrite("disabled_optimizers", &SessionConfig::disabled_optimizers)
-      .def_readwrite("optimized_model_filepath", &SessionConfig::optimized_model_filepath)
       .def_readwrite("optimized_model_external_file", &SessionConfig::optimized_model_external_file)
       .def_readwrite("optimized_model_external_min_bytes", &SessionConfig::optimized_model_external_min_bytes)
       .def_readwrite("winograd_convolutions", &SessionConfig::winograd_convolutions)
@@ -393,7 +376,6 @@ void BindSession(py::module_& m) {
       .def_readwrite("free_dimension_overrides", &SessionConfig::free_dimension_overrides)
       .def_readwrite("initializers", &SessionConfig::initializers)
       .def_readwrite("read_config_from_model", &SessionConfig::read_config_from_model)
-      .def_readwrite("enable_cpu_mem_arena", &SessionConfig::enable_cpu_mem_arena)
       .def_readwrite("files_in_memory", &SessionConfig::files_in_memory);
 
   py::class_<PySession>(m, "Session")

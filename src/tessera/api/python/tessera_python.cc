@@ -16,6 +16,8 @@
 #include "tessera/api/python/ort_value_binding.h"
 #include "tessera/api/python/quantization_binding.h"
 #include "tessera/api/python/session_binding.h"
+#include "tessera/api/python/session_options_binding.h"
+#include "tessera/api/python/validation_binding.h"
 #include "tessera/base/logging.h"
 
 
@@ -105,7 +107,9 @@ PYBIND11_MODULE(_tessera, m) {
         "Maps a provider name (Tessera's or onnxruntime's) to Tessera's.");
 
   BindOrtValue(m);
+  BindSessionOptionRows(m);
   BindSession(m);
+  BindValidation(m);
   m.def("build_info", [] {
     std::string info = "Tessera " TESSERA_VERSION ", build type " TESSERA_BUILD_TYPE ", compiler " __VERSION__;
     info += ", providers: " + DefaultProviderList() + " (default); available:";
