@@ -8,6 +8,8 @@
 // [.., Sq, Skv] score tensors). Q, KT and V must have statically equal
 // leading axes and the mask must broadcast to the scores without growing them.
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "tessera/optimizer/fuse_util.h"
 #include "tessera/optimizer/fusion_passes.h"
@@ -19,6 +21,31 @@ namespace {
 
 bool SameDim(const Dim& x, const Dim& y) {
   return x.known() ? (y.known() && x.value == y.value) : (!y.known() && !x.param.empty() && x.param == y.param);
+}
+
+// `value` = input / constant (Div) or input * constant (Mul, constant on
+// either side) with a scalar constant, nonzero for Div.
+struct ScalarScaling {
+  int node;
+  std::string input;
+  double constant;
+  bool divides;
+};
+
+std::optional<ScalarScaling> ScalingOf(const FusionGraph& fg, const std::string& value) {
+  if (int d = fg.ProducerOp(value, "Div"); d >= 0) {
+    auto c = fg.ScalarConstant(fg.node(d).inputs[1]);
+    if (!c || *c == 0) return std::nullopt;
+    return ScalarScaling{d, fg.node(d).inputs[0], *c, true};
+  }
+  if (int m = fg.ProducerOp(value, "Mul"); m >= 0) {
+    const Node& mn = fg.node(m);
+    auto c0 = fg.ScalarConstant(mn.inputs[0]);
+    auto c1 = fg.ScalarConstant(mn.inputs[1]);
+    if (!c0 && !c1) return std::nullopt;
+    return ScalarScaling{m, c1 ? mn.inputs[0] : mn.inputs[1], c1 ? *c1 : *c0, false};
+  }
+  return std::nullopt;
 }
 
 // Shapes of Q, KT, V chain as attention with equal leading axes.
@@ -106,20 +133,12 @@ class AttentionFusion final : public GraphPass {
       if (!fg.SingleUse(cur)) continue;
       // Scale after the product.
       double scale = 1.0;
-      if (int d = fg.ProducerOp(cur, "Div"); d >= 0) {
-        auto c = fg.ScalarConstant(fg.node(d).inputs[1]);
-        if (!c || *c == 0) continue;
-        scale = 1.0 / *c;
-        nodes.push_back(d);
-        cur = fg.node(d).inputs[0];
-      } else if (int m = fg.ProducerOp(cur, "Mul"); m >= 0) {
-        const Node& mn = fg.node(m);
-        auto c0 = fg.ScalarConstant(mn.inputs[0]);
-        auto c1 = fg.ScalarConstant(mn.inputs[1]);
-        if (!c0 && !c1) continue;
-        scale = c1 ? *c1 : *c0;
-        cur = c1 ? mn.inputs[0] : mn.inputs[1];
-        nodes.push_back(m);
+      if (fg.ProducerOp(cur, "Div") >= 0 || fg.ProducerOp(cur, "Mul") >= 0) {
+        std::optional<ScalarScaling> scaling = ScalingOf(fg, cur);
+        if (!scaling) continue;
+        scale = scaling->divides ? 1.0 / scaling->constant : scaling->constant;
+        nodes.push_back(scaling->node);
+        cur = scaling->input;
       }
       if (!fg.SingleUse(cur)) continue;
       int qk = fg.ProducerOp(cur, "MatMul");
@@ -128,22 +147,11 @@ class AttentionFusion final : public GraphPass {
       std::string q = fg.node(qk).inputs[0], kt = fg.node(qk).inputs[1], v = fg.node(pv).inputs[1];
       // Scale on Q before the product.
       if (fg.SingleUse(q)) {
-        if (int d = fg.ProducerOp(q, "Div"); d >= 0) {
-          auto c = fg.ScalarConstant(fg.node(d).inputs[1]);
-          if (c && *c != 0) {
-            scale /= *c;
-            nodes.push_back(d);
-            q = fg.node(d).inputs[0];
-          }
-        } else if (int m = fg.ProducerOp(q, "Mul"); m >= 0) {
-          const Node& mn = fg.node(m);
-          auto c1 = fg.ScalarConstant(mn.inputs[1]);
-          auto c0 = fg.ScalarConstant(mn.inputs[0]);
-          if (c0 || c1) {
-            scale *= c1 ? *c1 : *c0;
-            q = c1 ? mn.inputs[0] : mn.inputs[1];
-            nodes.push_back(m);
-          }
+        if (std::optional<ScalarScaling> scaling = ScalingOf(fg, q)) {
+          if (scaling->divides) scale /= scaling->constant;
+          else scale *= scaling->constant;
+          nodes.push_back(scaling->node);
+          q = scaling->input;
         }
       }
       DataType dt = fg.ElemType(q);

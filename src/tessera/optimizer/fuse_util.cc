@@ -110,42 +110,42 @@ void FusionGraph::Remove(int i) {
   }
 }
 
-Attribute IntAttr(const std::string& name, int64_t v) {
+namespace {
+// An attribute with its name and type set, for the helpers below to fill in.
+Attribute TypedAttr(const std::string& name, AttributeType type) {
   Attribute a;
   a.name = name;
-  a.type = AttributeType::kInt;
+  a.type = type;
+  return a;
+}
+}  // namespace
+
+Attribute IntAttr(const std::string& name, int64_t v) {
+  Attribute a = TypedAttr(name, AttributeType::kInt);
   a.i = v;
   return a;
 }
 
 Attribute FloatAttr(const std::string& name, float v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
+  Attribute a = TypedAttr(name, AttributeType::kFloat);
   a.f = v;
   return a;
 }
 
 Attribute StringAttr(const std::string& name, const std::string& v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
+  Attribute a = TypedAttr(name, AttributeType::kString);
   a.s = v;
   return a;
 }
 
 Attribute FloatsAttr(const std::string& name, std::vector<float> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloats;
+  Attribute a = TypedAttr(name, AttributeType::kFloats);
   a.floats = std::move(v);
   return a;
 }
 
 Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
+  Attribute a = TypedAttr(name, AttributeType::kInts);
   a.ints = std::move(v);
   return a;
 }

@@ -221,14 +221,21 @@ std::string MissingOp(const std::string& message) {
   return "";
 }
 
+// Forks with a pipe open from the child (writes fds[1]) to the parent (reads
+// fds[0]); returns fork()'s result.
+pid_t ForkWithPipe(int fds[2]) {
+  if (pipe(fds) != 0) TS_THROW(kIoError, "pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) TS_THROW(kIoError, "fork failed");
+  return pid;
+}
+
 // Device drivers (OpenCL's worker threads, say) do not survive fork(): the
 // providers are tried in a throwaway child so this process, which forks one
 // child per test, never initializes them itself.
 void ProbeProvidersInChild(const std::vector<std::string>& providers) {
   int fds[2];
-  if (pipe(fds) != 0) TS_THROW(kIoError, "pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) TS_THROW(kIoError, "fork failed");
+  pid_t pid = ForkWithPipe(fds);
   if (pid == 0) {
     close(fds[0]);
     Status st = CatchStatus([&] { MakeProviders(providers); });
@@ -292,9 +299,7 @@ int ConformanceCommand(int argc, char** argv) {
         continue;
       }
       int fds[2];
-      if (pipe(fds) != 0) TS_THROW(kIoError, "pipe failed");
-      pid_t pid = fork();
-      if (pid < 0) TS_THROW(kIoError, "fork failed");
+      pid_t pid = ForkWithPipe(fds);
       if (pid == 0) {
         close(fds[0]);
         TestResult r;

@@ -23,20 +23,7 @@ struct CastOptions {
 };
 
 bool IsStd(DataType t) {
-  switch (t) {
-    case DataType::kBool:
-    case DataType::kInt8:
-    case DataType::kInt16:
-    case DataType::kInt32:
-    case DataType::kInt64:
-    case DataType::kUInt8:
-    case DataType::kUInt16:
-    case DataType::kUInt32:
-    case DataType::kUInt64:
-    case DataType::kFloat:
-    case DataType::kDouble: return true;
-    default: return false;
-  }
+  return t == DataType::kBool || t == DataType::kFloat || t == DataType::kDouble || (IsInteger(t) && !IsSubByte(t));
 }
 
 bool IsPackedInt(DataType t) {
@@ -50,15 +37,9 @@ void DispatchStd(DataType dt, const KernelContext& ctx, Fn&& fn) {
     case DataType::kBool: fn.template operator()<bool>(); return;
     case DataType::kFloat: fn.template operator()<float>(); return;
     case DataType::kDouble: fn.template operator()<double>(); return;
-    case DataType::kInt8: fn.template operator()<int8_t>(); return;
-    case DataType::kInt16: fn.template operator()<int16_t>(); return;
-    case DataType::kInt32: fn.template operator()<int32_t>(); return;
-    case DataType::kInt64: fn.template operator()<int64_t>(); return;
-    case DataType::kUInt8: fn.template operator()<uint8_t>(); return;
-    case DataType::kUInt16: fn.template operator()<uint16_t>(); return;
-    case DataType::kUInt32: fn.template operator()<uint32_t>(); return;
-    case DataType::kUInt64: fn.template operator()<uint64_t>(); return;
-    default: ctx.Fail("internal: ", DataTypeName(dt), " is not a standard type");
+    default:
+      if (!IsStd(dt)) ctx.Fail("internal: ", DataTypeName(dt), " is not a standard type");
+      DispatchInt(dt, ctx, fn);
   }
 }
 

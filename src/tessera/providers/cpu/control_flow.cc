@@ -207,6 +207,27 @@ class Loop final : public OpKernel {
 
 // ---- Scan (opset 9+) ------------------------------------------------------------
 
+// Checks that a Scan body takes the state variables then one slice per scan
+// input, and returns how many scan outputs it yields after the new states.
+size_t CheckScanBody(const KernelInfo& info, const Graph& body, size_t num_state, size_t num_scan_in) {
+  if (body.inputs.size() != num_state + num_scan_in)
+    info.Fail("body has ", body.inputs.size(), " inputs, expected ", num_state + num_scan_in);
+  if (body.outputs.size() < num_state)
+    info.Fail("body has ", body.outputs.size(), " outputs, fewer than the ", num_state, " state variables");
+  const size_t num_scan_out = body.outputs.size() - num_state;
+  if (info.num_outputs() > num_state + num_scan_out)
+    info.Fail("node has ", info.num_outputs(), " outputs but the body yields ", num_state + num_scan_out);
+  return num_scan_out;
+}
+
+// Directions are one 0 (forward) or 1 (reverse) per scanned tensor.
+void CheckScanDirections(const KernelInfo& info, const std::vector<int64_t>& dirs, size_t count, const char* name) {
+  if (dirs.size() != count) info.Fail(name, " must have ", count, " entries");
+  for (int64_t d : dirs)
+    if (d != 0 && d != 1) info.Fail(name, " must be 0 or 1, got ", d);
+}
+
+
 class Scan final : public OpKernel {
  public:
   explicit Scan(const KernelInfo& info) {
@@ -217,25 +238,15 @@ class Scan final : public OpKernel {
       info.Fail("num_scan_inputs must be in [1, ", info.num_inputs(), "], got ", m);
     num_scan_in_ = static_cast<size_t>(m);
     num_state_ = info.num_inputs() - num_scan_in_;
-    if (body_->inputs.size() != num_state_ + num_scan_in_)
-      info.Fail("body has ", body_->inputs.size(), " inputs, expected ", num_state_ + num_scan_in_);
-    if (body_->outputs.size() < num_state_)
-      info.Fail("body has ", body_->outputs.size(), " outputs, fewer than the ", num_state_, " state variables");
-    num_scan_out_ = body_->outputs.size() - num_state_;
-    if (info.num_outputs() > num_state_ + num_scan_out_)
-      info.Fail("node has ", info.num_outputs(), " outputs but the body yields ", num_state_ + num_scan_out_);
+    num_scan_out_ = CheckScanBody(info, *body_, num_state_, num_scan_in_);
     in_axes_ = info.attr_ints("scan_input_axes", std::vector<int64_t>(num_scan_in_, 0));
     in_dirs_ = info.attr_ints("scan_input_directions", std::vector<int64_t>(num_scan_in_, 0));
     out_axes_ = info.attr_ints("scan_output_axes", std::vector<int64_t>(num_scan_out_, 0));
     out_dirs_ = info.attr_ints("scan_output_directions", std::vector<int64_t>(num_scan_out_, 0));
     if (in_axes_.size() != num_scan_in_) info.Fail("scan_input_axes must have ", num_scan_in_, " entries");
-    if (in_dirs_.size() != num_scan_in_) info.Fail("scan_input_directions must have ", num_scan_in_, " entries");
     if (out_axes_.size() != num_scan_out_) info.Fail("scan_output_axes must have ", num_scan_out_, " entries");
-    if (out_dirs_.size() != num_scan_out_) info.Fail("scan_output_directions must have ", num_scan_out_, " entries");
-    for (int64_t d : in_dirs_)
-      if (d != 0 && d != 1) info.Fail("scan_input_directions must be 0 or 1, got ", d);
-    for (int64_t d : out_dirs_)
-      if (d != 0 && d != 1) info.Fail("scan_output_directions must be 0 or 1, got ", d);
+    CheckScanDirections(info, in_dirs_, num_scan_in_, "scan_input_directions");
+    CheckScanDirections(info, out_dirs_, num_scan_out_, "scan_output_directions");
   }
 
   void Compute(KernelContext& ctx) const override {
@@ -323,17 +334,9 @@ class Scan8 final : public OpKernel {
       info.Fail("num_scan_inputs must be in [1, ", info.num_inputs() - 1, "], got ", m);
     num_scan_in_ = static_cast<size_t>(m);
     num_state_ = info.num_inputs() - 1 - num_scan_in_;
-    if (body_->inputs.size() != num_state_ + num_scan_in_)
-      info.Fail("body has ", body_->inputs.size(), " inputs, expected ", num_state_ + num_scan_in_);
-    if (body_->outputs.size() < num_state_)
-      info.Fail("body has ", body_->outputs.size(), " outputs, fewer than the ", num_state_, " state variables");
-    num_scan_out_ = body_->outputs.size() - num_state_;
-    if (info.num_outputs() > num_state_ + num_scan_out_)
-      info.Fail("node has ", info.num_outputs(), " outputs but the body yields ", num_state_ + num_scan_out_);
+    num_scan_out_ = CheckScanBody(info, *body_, num_state_, num_scan_in_);
     dirs_ = info.attr_ints("directions", std::vector<int64_t>(num_scan_in_, 0));
-    if (dirs_.size() != num_scan_in_) info.Fail("directions must have ", num_scan_in_, " entries");
-    for (int64_t d : dirs_)
-      if (d != 0 && d != 1) info.Fail("directions must be 0 or 1, got ", d);
+    CheckScanDirections(info, dirs_, num_scan_in_, "directions");
   }
 
   void Compute(KernelContext& ctx) const override {

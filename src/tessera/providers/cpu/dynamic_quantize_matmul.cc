@@ -54,15 +54,14 @@ void ScaleSums(KernelContext& ctx, const int32_t* sums, float a_scale, const Ten
   });
 }
 
-class DynamicQuantizeMatMul final : public OpKernel {
+class DynamicQuantizeMatMul final : public Int8BKernel<1, 3> {
  public:
-  explicit DynamicQuantizeMatMul(const KernelInfo& info) : packed_(PackConstantInt8B(info, 1, 3)) {}
-  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 1 && i != 3); }
+  using Int8BKernel::Int8BKernel;
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     if (a.dtype() != DataType::kFloat) ctx.Fail("A must be float, got ", DataTypeName(a.dtype()));
-    const auto b = Int8BOf(ctx, packed_, 1, 3);
+    const auto b = OperandB(ctx);
     if (!b)
       ctx.Fail("B must be an int8/uint8 matrix with a b_zero_point of its type, one or one per column; got ",
                ctx.input(1).Describe());
@@ -84,17 +83,13 @@ class DynamicQuantizeMatMul final : public OpKernel {
     RunInt8Gemm(ctx, aq, &az, *b, y.shape(), sums.get());
     ScaleSums(ctx, sums.get(), a_scale, b_scale, bias, y);
   }
-
- private:
-  std::shared_ptr<const Int8B> packed_;
 };
 
 // Y = float((A - za)(B - zb)) * (a_scale * b_scale[j]) + bias[j].
 // Inputs: A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?.
-class MatMulIntegerToFloat final : public OpKernel {
+class MatMulIntegerToFloat final : public Int8BKernel<1, 5> {
  public:
-  explicit MatMulIntegerToFloat(const KernelInfo& info) : packed_(PackConstantInt8B(info, 1, 5)) {}
-  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 1 && i != 5); }
+  using Int8BKernel::Int8BKernel;
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
@@ -103,7 +98,7 @@ class MatMulIntegerToFloat final : public OpKernel {
     const Tensor* az = ctx.has_input(4) ? &ctx.input(4) : nullptr;
     if (az && (az->dtype() != a.dtype() || az->numel() != 1))
       ctx.Fail("a_zero_point must be one value of A's type, got ", az->Describe());
-    const auto b = Int8BOf(ctx, packed_, 1, 5);
+    const auto b = OperandB(ctx);
     if (!b)
       ctx.Fail("B must be an int8/uint8 matrix with a b_zero_point of its type, one or one per column; got ",
                ctx.input(1).Describe());
@@ -120,9 +115,6 @@ class MatMulIntegerToFloat final : public OpKernel {
     RunInt8Gemm(ctx, a, az, *b, y.shape(), sums.get());
     ScaleSums(ctx, sums.get(), a_scale.data<float>()[0], b_scale, bias, y);
   }
-
- private:
-  std::shared_ptr<const Int8B> packed_;
 };
 
 }  // namespace

@@ -18,8 +18,7 @@ using elementwise::AccumulateLoop;
 using elementwise::AddRows;
 using elementwise::kBinaryInPlace;
 using elementwise::BinaryLoop;
-using elementwise::LegacyBroadcast;
-using elementwise::ResolveBinaryShapes;
+using elementwise::LegacyBroadcastKernel;
 using elementwise::UnaryLoop;
 namespace ts = elementwise::ts;
 
@@ -151,18 +150,15 @@ void CheckSameType(const Tensor& a, const Tensor& b, const KernelContext& ctx) {
 // Add / Sub / Mul / Div: numpy broadcasting (opset 7+) or the legacy
 // broadcast/axis attributes (opsets 1-6).
 template <typename F, bool kCheckDivisor>
-class Arithmetic final : public OpKernel {
+class Arithmetic final : public LegacyBroadcastKernel {
  public:
-  explicit Arithmetic(const KernelInfo& info) {
-    if (info.opset() < 7) legacy_ = LegacyBroadcast::FromInfo(info);
-  }
+  using LegacyBroadcastKernel::LegacyBroadcastKernel;
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     CheckSameType(a, b, ctx);
     Tensor bv;
-    Shape shape = ResolveBinaryShapes(a, b, legacy_, &bv, ctx);
-    Tensor& out = ctx.allocate_output(0, a.dtype(), shape);
+    Tensor& out = AllocateBroadcastOutput(ctx, a.dtype(), bv);
     DispatchNumeric(a.dtype(), ctx, [&]<typename T>() {
       if constexpr (kCheckDivisor) {
         if (out.numel() > 0) CheckNoZeroDivisor<T>(bv, ctx);
@@ -171,9 +167,6 @@ class Arithmetic final : public OpKernel {
                           [](const T& x, const T& y) { return StoreAs<T>(F{}(Load(x), Load(y))); });
     });
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 class Mod final : public OpKernel {
@@ -202,17 +195,13 @@ class Mod final : public OpKernel {
 
 // Pow: base T (int32, int64, floats), exponent T1 (any numeric from opset 12;
 // same type as the base before). Legacy broadcast attributes before opset 7.
-class Pow final : public OpKernel {
+class Pow final : public LegacyBroadcastKernel {
  public:
-  explicit Pow(const KernelInfo& info) {
-    if (info.opset() < 7) legacy_ = LegacyBroadcast::FromInfo(info);
-  }
+  using LegacyBroadcastKernel::LegacyBroadcastKernel;
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
-    const Tensor& b = ctx.input(1);
     Tensor bv;
-    Shape shape = ResolveBinaryShapes(a, b, legacy_, &bv, ctx);
-    Tensor& out = ctx.allocate_output(0, a.dtype(), shape);
+    Tensor& out = AllocateBroadcastOutput(ctx, a.dtype(), bv);
     ThreadPool* pool = ctx.thread_pool();
     auto with_base = [&]<typename T>() {
       using C = typename cpu::Compute<T>::type;
@@ -252,9 +241,6 @@ class Pow final : public OpKernel {
       default: ctx.Fail("Pow does not support a base of type ", DataTypeName(a.dtype()));
     }
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 // Max / Min / Sum / Mean over 1..N inputs with multidirectional broadcasting.

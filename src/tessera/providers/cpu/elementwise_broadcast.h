@@ -259,6 +259,26 @@ inline Shape ResolveBinaryShapes(const Tensor& a, const Tensor& b, const LegacyB
   return BroadcastShapes({a.shape(), b.shape()}, ctx);
 }
 
+// A binary op kernel that honours the legacy broadcast attributes before
+// opset 7.
+class LegacyBroadcastKernel : public OpKernel {
+ public:
+  explicit LegacyBroadcastKernel(const KernelInfo& info) {
+    if (info.opset() < 7) legacy_ = LegacyBroadcast::FromInfo(info);
+  }
+
+ protected:
+  // Broadcasts input 1 against input 0 into `b_view` and allocates output 0
+  // of `dtype` in the broadcast shape.
+  Tensor& AllocateBroadcastOutput(KernelContext& ctx, DataType dtype, Tensor& b_view) const {
+    Shape shape = ResolveBinaryShapes(ctx.input(0), ctx.input(1), legacy_, &b_view, ctx);
+    return ctx.allocate_output(0, dtype, shape);
+  }
+
+ private:
+  LegacyBroadcast legacy_;
+};
+
 // One row per listed version: [v_i, v_{i+1} - 1], the last one up to `until`.
 struct VersionTypes {
   int64_t since;

@@ -94,6 +94,30 @@ struct Odometer {
   std::vector<int64_t> idx;
 };
 
+// Validates the GatherElements/ScatterElements index tensor against data,
+// normalizes the axis into `axis` and returns the wrapped indices.
+std::vector<int64_t> ReadElementIndices(const Tensor& data, const Tensor& indices, int64_t axis_attr,
+                                        const KernelContext& ctx, int64_t& axis) {
+  int64_t rank = data.rank();
+  if (rank == 0) ctx.Fail("data must have rank >= 1");
+  if (indices.rank() != rank) ctx.Fail("indices rank ", indices.rank(), " must equal data rank ", rank);
+  axis = NormalizeAxis(axis_attr, rank, ctx);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && indices.dim(d) > data.dim(d))
+      ctx.Fail("indices shape ", ShapeToString(indices.shape()), " exceeds data shape ",
+               ShapeToString(data.shape()), " at dim ", d);
+  return ReadIndices(indices, data.dim(axis), ctx, "indices");
+}
+
+// Offset in data of the element at the odometer's coordinate, with the axis
+// coordinate replaced by the gathered/scattered index.
+inline int64_t ElementOffset(const Odometer& od, int64_t index, int64_t axis, const std::vector<int64_t>& strides) {
+  int64_t off = 0;
+  for (size_t d = 0; d < strides.size(); ++d)
+    off += (static_cast<int64_t>(d) == axis ? index : od.idx[d]) * strides[d];
+  return off;
+}
+
 class GatherElements final : public OpKernel {
  public:
   explicit GatherElements(const KernelInfo& info) : axis_(info.attr_int("axis", 0)) {}
@@ -101,16 +125,8 @@ class GatherElements final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& data = ctx.input(0);
     const Tensor& indices = ctx.input(1);
-    int64_t rank = data.rank();
-    if (rank == 0) ctx.Fail("data must have rank >= 1");
-    if (indices.rank() != rank)
-      ctx.Fail("indices rank ", indices.rank(), " must equal data rank ", rank);
-    int64_t axis = NormalizeAxis(axis_, rank, ctx);
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis && indices.dim(d) > data.dim(d))
-        ctx.Fail("indices shape ", ShapeToString(indices.shape()), " exceeds data shape ",
-                 ShapeToString(data.shape()), " at dim ", d);
-    std::vector<int64_t> idx = ReadIndices(indices, data.dim(axis), ctx, "indices");
+    int64_t axis = 0;
+    std::vector<int64_t> idx = ReadElementIndices(data, indices, axis_, ctx, axis);
     Tensor& out = ctx.allocate_output(0, data.dtype(), indices.shape());
     if (out.numel() == 0) return;
     std::vector<int64_t> strides = StridesOf(data.shape());
@@ -119,10 +135,7 @@ class GatherElements final : public OpKernel {
       S* dst = out.data<S>();
       Odometer od(indices.shape());
       for (int64_t i = 0; i < out.numel(); ++i, od.Next()) {
-        int64_t off = 0;
-        for (int64_t d = 0; d < rank; ++d)
-          off += (d == axis ? idx[static_cast<size_t>(i)] : od.idx[static_cast<size_t>(d)]) *
-                 strides[static_cast<size_t>(d)];
+        int64_t off = ElementOffset(od, idx[static_cast<size_t>(i)], axis, strides);
         dst[i] = src[off];
       }
     });
@@ -180,6 +193,15 @@ NdPlan PlanNd(const Tensor& data, const Tensor& indices, int64_t batch_dims, con
   return p;
 }
 
+// Shape of the slices an ND index tensor addresses: the index tuples' shape
+// followed by the data dims that each tuple leaves unindexed.
+Shape NdResultShape(const Tensor& data, const Tensor& indices, int64_t batch_dims) {
+  int64_t k = indices.dim(indices.rank() - 1);
+  Shape shape(indices.shape().begin(), indices.shape().end() - 1);
+  shape.insert(shape.end(), data.shape().begin() + batch_dims + k, data.shape().end());
+  return shape;
+}
+
 class GatherND final : public OpKernel {
  public:
   explicit GatherND(const KernelInfo& info) : batch_dims_(info.attr_int("batch_dims", 0)) {}
@@ -188,9 +210,7 @@ class GatherND final : public OpKernel {
     const Tensor& data = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     NdPlan p = PlanNd(data, indices, batch_dims_, ctx);
-    int64_t k = indices.dim(indices.rank() - 1);
-    Shape out_shape(indices.shape().begin(), indices.shape().end() - 1);
-    out_shape.insert(out_shape.end(), data.shape().begin() + batch_dims_ + k, data.shape().end());
+    Shape out_shape = NdResultShape(data, indices, batch_dims_);
     Tensor& out = ctx.allocate_output(0, data.dtype(), out_shape);
     if (out.numel() == 0) return;
     DispatchWord(data.dtype(), ctx, [&]<typename S>() {
@@ -272,12 +292,8 @@ class ScatterElements final : public OpKernel {
       ctx.Fail("updates shape ", ShapeToString(updates.shape()), " must equal indices shape ",
                ShapeToString(indices.shape()));
     if (updates.dtype() != data.dtype()) ctx.Fail("updates type must match data type");
-    int64_t axis = NormalizeAxis(axis_, rank, ctx);
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis && indices.dim(d) > data.dim(d))
-        ctx.Fail("indices shape ", ShapeToString(indices.shape()), " exceeds data shape ",
-                 ShapeToString(data.shape()), " at dim ", d);
-    std::vector<int64_t> idx = ReadIndices(indices, data.dim(axis), ctx, "indices");
+    int64_t axis = 0;
+    std::vector<int64_t> idx = ReadElementIndices(data, indices, axis_, ctx, axis);
     Tensor out = data.Clone();
     std::vector<int64_t> strides = StridesOf(data.shape());
     DispatchScatter(data.dtype(), reduction_, ctx, [&]<typename S>() {
@@ -285,10 +301,7 @@ class ScatterElements final : public OpKernel {
       S* dst = out.data<S>();
       Odometer od(indices.shape());
       for (int64_t i = 0; i < indices.numel(); ++i, od.Next()) {
-        int64_t off = 0;
-        for (int64_t d = 0; d < rank; ++d)
-          off += (d == axis ? idx[static_cast<size_t>(i)] : od.idx[static_cast<size_t>(d)]) *
-                 strides[static_cast<size_t>(d)];
+        int64_t off = ElementOffset(od, idx[static_cast<size_t>(i)], axis, strides);
         ScatterStore(dst[off], up[i], reduction_);
       }
     });
@@ -311,9 +324,7 @@ class ScatterND final : public OpKernel {
     const Tensor& updates = ctx.input(2);
     if (updates.dtype() != data.dtype()) ctx.Fail("updates type must match data type");
     NdPlan p = PlanNd(data, indices, 0, ctx);
-    int64_t k = indices.dim(indices.rank() - 1);
-    Shape expect(indices.shape().begin(), indices.shape().end() - 1);
-    expect.insert(expect.end(), data.shape().begin() + k, data.shape().end());
+    Shape expect = NdResultShape(data, indices, 0);
     if (updates.shape() != expect)
       ctx.Fail("updates shape ", ShapeToString(updates.shape()), " must be ", ShapeToString(expect));
     Tensor out = data.Clone();

@@ -14,8 +14,7 @@ namespace {
 
 using elementwise::AddRows;
 using elementwise::BinaryLoop;
-using elementwise::LegacyBroadcast;
-using elementwise::ResolveBinaryShapes;
+using elementwise::LegacyBroadcastKernel;
 using elementwise::TernaryLoop;
 using elementwise::UnaryLoop;
 namespace ts = elementwise::ts;
@@ -29,19 +28,16 @@ struct GreaterEqualF { template <typename C> bool operator()(const C& a, const C
 // Comparisons: numeric (16-bit floats compare as float), bool, and string for
 // Equal. Legacy broadcast/axis attributes before opset 7.
 template <typename F>
-class Compare final : public OpKernel {
+class Compare final : public LegacyBroadcastKernel {
  public:
-  explicit Compare(const KernelInfo& info) {
-    if (info.opset() < 7) legacy_ = LegacyBroadcast::FromInfo(info);
-  }
+  using LegacyBroadcastKernel::LegacyBroadcastKernel;
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype())
       ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
     Tensor bv;
-    Shape shape = ResolveBinaryShapes(a, b, legacy_, &bv, ctx);
-    Tensor& out = ctx.allocate_output(0, DataType::kBool, shape);
+    Tensor& out = AllocateBroadcastOutput(ctx, DataType::kBool, bv);
     ThreadPool* pool = ctx.thread_pool();
     DispatchAll(a.dtype(), ctx, [&]<typename T>() {
       if constexpr (std::is_same_v<T, std::string>)
@@ -50,9 +46,6 @@ class Compare final : public OpKernel {
         BinaryLoop<T, T, bool>(a, bv, out, pool, [](const T& x, const T& y) { return F{}(Load(x), Load(y)); });
     });
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 struct AndF { bool operator()(bool a, bool b) const { return a && b; } };
@@ -60,24 +53,18 @@ struct OrF { bool operator()(bool a, bool b) const { return a || b; } };
 struct XorF { bool operator()(bool a, bool b) const { return a != b; } };
 
 template <typename F>
-class Logical final : public OpKernel {
+class Logical final : public LegacyBroadcastKernel {
  public:
-  explicit Logical(const KernelInfo& info) {
-    if (info.opset() < 7) legacy_ = LegacyBroadcast::FromInfo(info);
-  }
+  using LegacyBroadcastKernel::LegacyBroadcastKernel;
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != DataType::kBool || b.dtype() != DataType::kBool)
       ctx.Fail("inputs must be bool, got ", DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
     Tensor bv;
-    Shape shape = ResolveBinaryShapes(a, b, legacy_, &bv, ctx);
-    Tensor& out = ctx.allocate_output(0, DataType::kBool, shape);
+    Tensor& out = AllocateBroadcastOutput(ctx, DataType::kBool, bv);
     BinaryLoop<bool, bool, bool>(a, bv, out, ctx.thread_pool(), [](bool x, bool y) { return F{}(x, y); });
   }
-
- private:
-  LegacyBroadcast legacy_;
 };
 
 class Not final : public OpKernel {

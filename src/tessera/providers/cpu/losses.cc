@@ -86,11 +86,21 @@ void NllCore(KernelContext& ctx, const LossGeometry& g, const Tensor& target, co
   out.data<T>()[0] = StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(result));
 }
 
-class NegativeLogLikelihoodLoss final : public OpKernel {
+// The attributes both class-index losses read: reduction and ignore_index.
+class ClassLossKernel : public OpKernel {
  public:
-  explicit NegativeLogLikelihoodLoss(const KernelInfo& info) : reduction_(ParseReduction(info)) {
+  explicit ClassLossKernel(const KernelInfo& info) : reduction_(ParseReduction(info)) {
     if (info.has_attr("ignore_index")) ignore_index_ = info.attr_int("ignore_index");
   }
+
+ protected:
+  LossReduction reduction_;
+  std::optional<int64_t> ignore_index_;
+};
+
+class NegativeLogLikelihoodLoss final : public ClassLossKernel {
+ public:
+  using ClassLossKernel::ClassLossKernel;
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& input = ctx.input(0);
@@ -104,17 +114,11 @@ class NegativeLogLikelihoodLoss final : public OpKernel {
       });
     });
   }
-
- private:
-  LossReduction reduction_;
-  std::optional<int64_t> ignore_index_;
 };
 
-class SoftmaxCrossEntropyLoss final : public OpKernel {
+class SoftmaxCrossEntropyLoss final : public ClassLossKernel {
  public:
-  explicit SoftmaxCrossEntropyLoss(const KernelInfo& info) : reduction_(ParseReduction(info)) {
-    if (info.has_attr("ignore_index")) ignore_index_ = info.attr_int("ignore_index");
-  }
+  using ClassLossKernel::ClassLossKernel;
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& scores = ctx.input(0);
@@ -146,10 +150,6 @@ class SoftmaxCrossEntropyLoss final : public OpKernel {
       }
     });
   }
-
- private:
-  LossReduction reduction_;
-  std::optional<int64_t> ignore_index_;
 };
 
 }  // namespace

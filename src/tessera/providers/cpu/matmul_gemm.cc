@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 #include "tessera/base/thread_pool.h"
 #include "tessera/providers/common/sgemm.h"
@@ -55,30 +56,33 @@ int64_t SplitBlock(ThreadPool* pool, double macs, int64_t extent, int64_t align)
 // faster (sgemm.h), else OpenBLAS. One row of C is a
 // matrix-vector product: sgemv reads B once where sgemm would first copy
 // (pack) all of it.
-void BlasCall(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-              float beta, float* c, int ldc) {
-  if (SgemmBeatsBlas(tb, m)) return SgemmF32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+// The CBLAS entry points of element type T.
+template <typename T> struct Cblas;
+template <> struct Cblas<float> {
+  static constexpr auto gemv = &cblas_sgemv;
+  static constexpr auto gemm = &cblas_sgemm;
+};
+template <> struct Cblas<double> {
+  static constexpr auto gemv = &cblas_dgemv;
+  static constexpr auto gemm = &cblas_dgemm;
+};
+
+template <typename T>
+void BlasCall(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
+              int ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (SgemmBeatsBlas(tb, m)) return SgemmF32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
   if (m == 1) {
     // OpenBLAS's scaling by beta = 0 multiplies (NaN * 0 stays NaN) and C may
     // be uninitialized: clear it instead.
-    if (beta == 0.0f) std::memset(c, 0, static_cast<size_t>(n) * sizeof(float));
-    cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? n : k, tb ? k : n, alpha, b, ldb, a,
-                ta ? lda : 1, beta == 0.0f ? 1.0f : beta, c, 1);
+    if (beta == T(0)) std::memset(c, 0, static_cast<size_t>(n) * sizeof(T));
+    Cblas<T>::gemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? n : k, tb ? k : n, alpha, b, ldb, a,
+                   ta ? lda : 1, beta == T(0) ? T(1) : beta, c, 1);
     return;
   }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-              ldb, beta, c, ldc);
-}
-void BlasCall(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
-              int ldb, double beta, double* c, int ldc) {
-  if (m == 1) {
-    if (beta == 0.0) std::memset(c, 0, static_cast<size_t>(n) * sizeof(double));
-    cblas_dgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? n : k, tb ? k : n, alpha, b, ldb, a,
-                ta ? lda : 1, beta == 0.0 ? 1.0 : beta, c, 1);
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-              ldb, beta, c, ldc);
+  Cblas<T>::gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+                 b, ldb, beta, c, ldc);
 }
 
 // Splits C into one block of columns (or, for tall C, rows) per thread of

@@ -10,6 +10,18 @@
 namespace tessera::cpu::ml {
 namespace {
 
+// scores[k] = intercepts[k] (0 without intercepts) + x . coef row k, for the
+// first `outputs` rows of the row-major `features`-wide coefficients.
+inline void LinearScores(const double* x, const std::vector<double>& coef, const std::vector<double>& intercepts,
+                         int64_t outputs, int64_t features, double* scores) {
+  for (int64_t k = 0; k < outputs; ++k) {
+    double acc = intercepts.empty() ? 0.0 : intercepts[static_cast<size_t>(k)];
+    const double* w = coef.data() + k * features;
+    for (int64_t j = 0; j < features; ++j) acc += x[j] * w[j];
+    scores[k] = acc;
+  }
+}
+
 // ---- LinearClassifier -------------------------------------------------------------
 // scores = X . coefficients^T + intercepts. A model with one coefficient row
 // and two class labels is binary: its scores become [-s, s]. The label is the
@@ -49,12 +61,7 @@ class LinearClassifier final : public OpKernel {
       std::vector<double> s(static_cast<size_t>(std::max<int64_t>(nc, nrows)));
       for (int64_t r = b; r < e; ++r) {
         const double* xr = xv.data() + r * cols;
-        for (int64_t k = 0; k < nrows; ++k) {
-          double acc = intercepts_.empty() ? 0.0 : intercepts_[static_cast<size_t>(k)];
-          const double* w = coef_.data() + k * nfeat;
-          for (int64_t j = 0; j < nfeat; ++j) acc += xr[j] * w[j];
-          s[static_cast<size_t>(k)] = acc;
-        }
+        LinearScores(xr, coef_, intercepts_, nrows, nfeat, s.data());
         if (nrows == 1 && nc == 2) {
           s[1] = s[0];
           s[0] = -s[1];
@@ -103,12 +110,7 @@ class LinearRegressor final : public OpKernel {
       std::vector<double> s(static_cast<size_t>(targets_));
       for (int64_t r = b; r < e; ++r) {
         const double* xr = xv.data() + r * cols;
-        for (int64_t t = 0; t < targets_; ++t) {
-          double acc = intercepts_.empty() ? 0.0 : intercepts_[static_cast<size_t>(t)];
-          const double* w = coef_.data() + t * features_;
-          for (int64_t j = 0; j < features_; ++j) acc += xr[j] * w[j];
-          s[static_cast<size_t>(t)] = acc;
-        }
+        LinearScores(xr, coef_, intercepts_, targets_, features_, s.data());
         ApplyPostTransform(post_, s.data(), targets_);
         for (int64_t t = 0; t < targets_; ++t) ys[r * targets_ + t] = static_cast<float>(s[static_cast<size_t>(t)]);
       }

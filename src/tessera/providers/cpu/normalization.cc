@@ -103,6 +103,21 @@ ParamMap MakeParamMap(const Tensor& p, const Shape& xs, int64_t axis, const Kern
   return m;
 }
 
+// Mean and biased variance of x[0, n) in double, by two passes; both 0 when
+// n == 0.
+template <typename T>
+inline void MeanAndVariance(const T* x, int64_t n, double& mean, double& var) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(Load(x[i]));
+  mean = n > 0 ? sum / static_cast<double>(n) : 0;
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = static_cast<double>(Load(x[i])) - mean;
+    sq += d * d;
+  }
+  var = n > 0 ? sq / static_cast<double>(n) : 0;
+}
+
 DataType StashType(const KernelInfo& info) {
   int64_t st = info.attr_int("stash_type", 1);
   if (st != 1 && st != 10 && st != 11 && st != 16) info.Fail("unsupported stash_type ", st);
@@ -318,13 +333,7 @@ class LayerNormalization final : public OpKernel {
                           }
                           sq = D > 0 ? sq / static_cast<double>(D) : 0;
                         } else {
-                          for (int64_t j = 0; j < D; ++j) mean += static_cast<double>(Load(xp[j]));
-                          mean = D > 0 ? mean / static_cast<double>(D) : 0;
-                          for (int64_t j = 0; j < D; ++j) {
-                            double v = static_cast<double>(Load(xp[j])) - mean;
-                            sq += v * v;
-                          }
-                          sq = D > 0 ? sq / static_cast<double>(D) : 0;
+                          MeanAndVariance(xp, D, mean, sq);
                         }
                         double inv = 1.0 / std::sqrt(sq + static_cast<double>(epsilon_));
                         if (!stash_double) {
@@ -402,13 +411,7 @@ void GroupNorm(KernelContext& ctx, const Tensor& x, int64_t groups, bool per_gro
                     const T* xp = xd + p * gs;
                     T* yp = yd + p * gs;
                     double mean = 0, var = 0;
-                    for (int64_t i = 0; i < gs; ++i) mean += static_cast<double>(Load(xp[i]));
-                    mean = gs > 0 ? mean / static_cast<double>(gs) : 0;
-                    for (int64_t i = 0; i < gs; ++i) {
-                      double d = static_cast<double>(Load(xp[i])) - mean;
-                      var += d * d;
-                    }
-                    var = gs > 0 ? var / static_cast<double>(gs) : 0;
+                    MeanAndVariance(xp, gs, mean, var);
                     double inv = 1.0 / std::sqrt(var + eps);
                     for (int64_t k = 0; k < cpg; ++k) {
                       size_t pi = static_cast<size_t>(per_group ? g : g * cpg + k);

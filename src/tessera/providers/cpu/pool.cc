@@ -170,6 +170,19 @@ class MaxPool final : public OpKernel {
 };
 
 // ---- AveragePool / LpPool --------------------------------------------------
+// Drives a float-only window pool over input 0. `window_reducer<T>()` returns
+// the ForEachPoolOutput callback for element type T.
+template <typename WindowReducer>
+void FloatPoolCompute(const PoolAttrs& attrs, KernelContext& ctx, WindowReducer&& window_reducer) {
+  const Tensor& x = ctx.input(0);
+  PoolGeometry g = MakeGeometry(attrs, x.shape(), ctx);
+  Tensor& y = ctx.allocate_output(0, x.dtype(), OutShape(x.shape(), g));
+  std::vector<int64_t> strides = StridesOf(g.in);
+  DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    ForEachPoolOutput<T>(x, y, g, strides, ctx.thread_pool(), window_reducer.template operator()<T>());
+  });
+}
+
 class AveragePool final : public OpKernel {
  public:
   explicit AveragePool(const KernelInfo& info) {
@@ -178,20 +191,14 @@ class AveragePool final : public OpKernel {
   }
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
-    Shape os = OutShape(x.shape(), g);
-    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
-    std::vector<int64_t> strides = StridesOf(g.in);
-    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    FloatPoolCompute(attrs_, ctx, [&]<typename T>() {
       using C = typename cpu::Compute<T>::type;
-      ForEachPoolOutput<T>(x, y, g, strides, ctx.thread_pool(),
-                           [&](int64_t, const T* xp, T* yp, int64_t o, auto&& visit, int64_t valid, int64_t padc) {
-                             C sum = 0;
-                             visit([&](int64_t off) { sum += Load(xp[off]); });
-                             int64_t count = count_include_pad_ ? padc : valid;
-                             yp[o] = StoreAs<T>(count > 0 ? sum / static_cast<C>(count) : C(0));
-                           });
+      return [&](int64_t, const T* xp, T* yp, int64_t o, auto&& visit, int64_t valid, int64_t padc) {
+        C sum = 0;
+        visit([&](int64_t off) { sum += Load(xp[off]); });
+        int64_t count = count_include_pad_ ? padc : valid;
+        yp[o] = StoreAs<T>(count > 0 ? sum / static_cast<C>(count) : C(0));
+      };
     });
   }
 
@@ -229,19 +236,13 @@ class LpPool final : public OpKernel {
   }
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    PoolGeometry g = MakeGeometry(attrs_, x.shape(), ctx);
-    Shape os = OutShape(x.shape(), g);
-    Tensor& y = ctx.allocate_output(0, x.dtype(), os);
-    std::vector<int64_t> strides = StridesOf(g.in);
-    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    FloatPoolCompute(attrs_, ctx, [&]<typename T>() {
       using C = typename cpu::Compute<T>::type;
-      ForEachPoolOutput<T>(x, y, g, strides, ctx.thread_pool(),
-                           [&](int64_t, const T* xp, T* yp, int64_t o, auto&& visit, int64_t, int64_t) {
-                             C sum = 0;
-                             visit([&](int64_t off) { sum += LpTerm<C>(Load(xp[off]), p_); });
-                             yp[o] = StoreAs<T>(LpFinish<C>(sum, p_));
-                           });
+      return [&](int64_t, const T* xp, T* yp, int64_t o, auto&& visit, int64_t, int64_t) {
+        C sum = 0;
+        visit([&](int64_t off) { sum += LpTerm<C>(Load(xp[off]), p_); });
+        yp[o] = StoreAs<T>(LpFinish<C>(sum, p_));
+      };
     });
   }
 

@@ -145,16 +145,15 @@ std::optional<std::vector<int32_t>> ColumnZeroPoints(const Tensor& b, const Tens
 
 // ---- MatMulInteger --------------------------------------------------------------
 
-class MatMulInteger final : public OpKernel {
+class MatMulInteger final : public Int8BKernel<1, 3> {
  public:
-  explicit MatMulInteger(const KernelInfo& info) : packed_(PackConstantInt8B(info, 1, 3)) {}
-  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 1 && i != 3); }
+  using Int8BKernel::Int8BKernel;
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     CheckQuantType(a, "A", false, ctx);
     const Tensor* za = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    if (auto b = Int8BOf(ctx, packed_, 1, 3)) {
+    if (auto b = OperandB(ctx)) {
       Tensor& y = ctx.allocate_output(0, DataType::kInt32, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
       RunInt8Gemm(ctx, a, za, *b, y.shape(), y.data<int32_t>());
       return;
@@ -171,18 +170,13 @@ class MatMulInteger final : public OpKernel {
     int32_t* yo = y.data<int32_t>();
     for (int64_t i = 0; i < y.numel(); ++i) yo[i] = WrapToInt32(acc[static_cast<size_t>(i)]);
   }
-
- private:
-  std::shared_ptr<const Int8B> packed_;
 };
 
 // ---- QLinearMatMul --------------------------------------------------------------
 
-class QLinearMatMul final : public OpKernel {
+class QLinearMatMul final : public Int8BKernel<3, 5> {
  public:
-  explicit QLinearMatMul(const KernelInfo& info)
-      : allow_float8_(info.opset() >= 21), packed_(PackConstantInt8B(info, 3, 5)) {}
-  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 3 && i != 5); }
+  explicit QLinearMatMul(const KernelInfo& info) : Int8BKernel(info), allow_float8_(info.opset() >= 21) {}
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
@@ -200,7 +194,7 @@ class QLinearMatMul final : public OpKernel {
     if (y_scale.numel() != 1) ctx.Fail("y_scale must hold one value, got ", y_scale.Describe());
     if (y_zp && y_zp->numel() != 1) ctx.Fail("y_zero_point must hold one value, got ", y_zp->Describe());
     if (IsInt8(a.dtype()) && IsInt8(yt)) {
-      if (auto b = Int8BOf(ctx, packed_, 3, 5)) return ComputeInt8(ctx, a, a_zp, a_scale, *b, yt);
+      if (auto b = OperandB(ctx)) return ComputeInt8(ctx, a, a_zp, a_scale, *b, yt);
     }
     const Tensor& b = ctx.input(3);
     const Tensor* b_zp = ctx.has_input(5) ? &ctx.input(5) : nullptr;
@@ -275,7 +269,6 @@ class QLinearMatMul final : public OpKernel {
   }
 
   bool allow_float8_;
-  std::shared_ptr<const Int8B> packed_;
 };
 
 }  // namespace

@@ -34,6 +34,23 @@ std::shared_ptr<const Int8B> PackConstantInt8B(const KernelInfo& info, size_t b_
 // for this run; nullopt when the int8 path does not take it.
 std::optional<Int8B> Int8BOf(KernelContext& ctx, const std::shared_ptr<const Int8B>& constant, size_t b_input,
                              size_t zp_input);
+// A kernel over an int8 B (input kB) and its zero point (input kBZero),
+// packed once at creation when both are constants; then neither is read at
+// run time.
+template <size_t kB, size_t kBZero>
+class Int8BKernel : public OpKernel {
+ public:
+  explicit Int8BKernel(const KernelInfo& info) : packed_(PackConstantInt8B(info, kB, kBZero)) {}
+  bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != kB && i != kBZero); }
+
+ protected:
+  // B of this run (Int8BOf).
+  std::optional<Int8B> OperandB(KernelContext& ctx) const { return Int8BOf(ctx, packed_, kB, kBZero); }
+
+ private:
+  std::shared_ptr<const Int8B> packed_;
+};
+
 // C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K], into c (numpy
 // matmul's output shape `out`, rows * n values).
 void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, const Shape& out, int32_t* c);

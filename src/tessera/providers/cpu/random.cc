@@ -101,21 +101,27 @@ void FillRandom(Tensor& out, bool normal, double a, double b, Engine& eng, const
   }
 }
 
+// The distribution's parameters: mean and scale (normal) or low and high
+// (uniform), checked.
+void ReadDistribution(const KernelInfo& info, bool normal, double& a, double& b) {
+  if (normal) {
+    a = info.attr_float("mean", 0.0f);
+    b = info.attr_float("scale", 1.0f);
+    if (!(b > 0.0) || !std::isfinite(b)) info.Fail("scale must be a positive finite number, got ", b);
+  } else {
+    a = info.attr_float("low", 0.0f);
+    b = info.attr_float("high", 1.0f);
+    if (!(a <= b) || !std::isfinite(a) || !std::isfinite(b))
+      info.Fail("low (", a, ") must not exceed high (", b, ") and both must be finite");
+  }
+}
+
 // RandomNormal / RandomUniform: shape from the attribute.
 class RandomGenerator final : public OpKernel {
  public:
   RandomGenerator(const KernelInfo& info, bool normal) : normal_(normal), seed_(ReadSeed(info)) {
     dtype_ = *ReadFloatDType(info, true);
-    if (normal) {
-      a_ = info.attr_float("mean", 0.0f);
-      b_ = info.attr_float("scale", 1.0f);
-      if (!(b_ > 0.0) || !std::isfinite(b_)) info.Fail("scale must be a positive finite number, got ", b_);
-    } else {
-      a_ = info.attr_float("low", 0.0f);
-      b_ = info.attr_float("high", 1.0f);
-      if (!(a_ <= b_) || !std::isfinite(a_) || !std::isfinite(b_))
-        info.Fail("low (", a_, ") must not exceed high (", b_, ") and both must be finite");
-    }
+    ReadDistribution(info, normal, a_, b_);
     shape_ = info.attr_ints("shape");
     for (int64_t d : shape_)
       if (d < 0) info.Fail("shape ", ShapeToString(shape_), " has a negative dimension");
@@ -147,16 +153,7 @@ template <bool kNormal>
 class RandomLike final : public OpKernel {
  public:
   explicit RandomLike(const KernelInfo& info) : seed_(ReadSeed(info)), dtype_(ReadFloatDType(info, false)) {
-    if (kNormal) {
-      a_ = info.attr_float("mean", 0.0f);
-      b_ = info.attr_float("scale", 1.0f);
-      if (!(b_ > 0.0) || !std::isfinite(b_)) info.Fail("scale must be a positive finite number, got ", b_);
-    } else {
-      a_ = info.attr_float("low", 0.0f);
-      b_ = info.attr_float("high", 1.0f);
-      if (!(a_ <= b_) || !std::isfinite(a_) || !std::isfinite(b_))
-        info.Fail("low (", a_, ") must not exceed high (", b_, ") and both must be finite");
-    }
+    ReadDistribution(info, kNormal, a_, b_);
   }
 
   void Compute(KernelContext& ctx) const override {

@@ -438,21 +438,11 @@ DataType ParseOutputType(const KernelInfo& info) {
   const int64_t code = info.attr_int("output_datatype", 1);
   if (!IsKnownDataType(static_cast<int32_t>(code))) info.Fail("output_datatype ", code, " is not a data type");
   const DataType dt = static_cast<DataType>(code);
-  switch (dt) {
-    case DataType::kFloat:
-    case DataType::kDouble:
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-    case DataType::kInt8:
-    case DataType::kInt16:
-    case DataType::kInt32:
-    case DataType::kInt64:
-    case DataType::kUInt8:
-    case DataType::kUInt16:
-    case DataType::kUInt32:
-    case DataType::kUInt64: return dt;
-    default: info.Fail("output_datatype ", DataTypeName(dt), " is not a numeric type");
-  }
+  const bool float_type = dt == DataType::kFloat || dt == DataType::kDouble || dt == DataType::kFloat16 ||
+                          dt == DataType::kBFloat16;
+  if (!float_type && !(IsInteger(dt) && !IsSubByte(dt)))
+    info.Fail("output_datatype ", DataTypeName(dt), " is not a numeric type");
+  return dt;
 }
 
 // a0 - a1*cos(2*pi*n/N) + a2*cos(4*pi*n/N)

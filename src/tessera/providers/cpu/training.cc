@@ -76,6 +76,21 @@ void DispatchOptimizerType(DataType dt, const KernelContext& ctx, T&& fn) {
   }
 }
 
+// Calls update.template operator()<T>(x, in, out) for each optimized tensor x:
+// in(g) is its tensor in input group g (0 = x itself) and out(g) its tensor in
+// output group g, or nullptr where that output is not requested.
+template <typename Update>
+void ForEachOptimizedTensor(KernelContext& ctx, const OptimizerArgs& a, Update&& update) {
+  for (size_t i = 0; i < a.n; ++i) {
+    const Tensor& x = ctx.input(2 + i);
+    DispatchOptimizerType(x.dtype(), ctx, [&]<typename T>() {
+      auto in = [&](size_t g) { return ctx.input(2 + g * a.n + i).data<T>(); };
+      auto out = [&](size_t g) { return OutputOrNull<T>(ctx, g * a.n + i, x); };
+      update.template operator()<T>(x, in, out);
+    });
+  }
+}
+
 class Adagrad final : public OpKernel {
  public:
   explicit Adagrad(const KernelInfo& info)
@@ -86,23 +101,17 @@ class Adagrad final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     OptimizerArgs a = ReadOptimizerArgs(ctx, 3, 2);
     const double r = a.r / (1.0 + static_cast<double>(a.t) * decay_);
-    for (size_t i = 0; i < a.n; ++i) {
-      const Tensor& x = ctx.input(2 + i);
-      DispatchOptimizerType(x.dtype(), ctx, [&]<typename T>() {
-        const T* xp = x.data<T>();
-        const T* gp = ctx.input(2 + a.n + i).data<T>();
-        const T* hp = ctx.input(2 + 2 * a.n + i).data<T>();
-        T* xo = OutputOrNull<T>(ctx, i, x);
-        T* ho = OutputOrNull<T>(ctx, a.n + i, x);
-        const T norm = static_cast<T>(norm_), eps = static_cast<T>(epsilon_), rr = static_cast<T>(r);
-        for (int64_t k = 0; k < x.numel(); ++k) {
-          T g = norm * xp[k] + gp[k];
-          T h = hp[k] + g * g;
-          if (xo) xo[k] = xp[k] - rr * g / (std::sqrt(h) + eps);
-          if (ho) ho[k] = h;
-        }
-      });
-    }
+    ForEachOptimizedTensor(ctx, a, [&]<typename T>(const Tensor& x, auto&& in, auto&& out) {
+      const T *xp = in(0), *gp = in(1), *hp = in(2);
+      T *xo = out(0), *ho = out(1);
+      const T norm = static_cast<T>(norm_), eps = static_cast<T>(epsilon_), rr = static_cast<T>(r);
+      for (int64_t k = 0; k < x.numel(); ++k) {
+        T g = norm * xp[k] + gp[k];
+        T h = hp[k] + g * g;
+        if (xo) xo[k] = xp[k] - rr * g / (std::sqrt(h) + eps);
+        if (ho) ho[k] = h;
+      }
+    });
   }
 
  private:
@@ -126,29 +135,21 @@ class Adam final : public OpKernel {
       r_adj = a.r * std::sqrt(1.0 - std::pow(static_cast<double>(beta_), td)) /
               (1.0 - std::pow(static_cast<double>(alpha_), td));
     }
-    for (size_t i = 0; i < a.n; ++i) {
-      const Tensor& x = ctx.input(2 + i);
-      DispatchOptimizerType(x.dtype(), ctx, [&]<typename T>() {
-        const T* xp = x.data<T>();
-        const T* gp = ctx.input(2 + a.n + i).data<T>();
-        const T* vp = ctx.input(2 + 2 * a.n + i).data<T>();
-        const T* hp = ctx.input(2 + 3 * a.n + i).data<T>();
-        T* xo = OutputOrNull<T>(ctx, i, x);
-        T* vo = OutputOrNull<T>(ctx, a.n + i, x);
-        T* ho = OutputOrNull<T>(ctx, 2 * a.n + i, x);
-        const T alpha = static_cast<T>(alpha_), beta = static_cast<T>(beta_), eps = static_cast<T>(epsilon_);
-        const T norm = static_cast<T>(norm_), post = static_cast<T>(norm_post_), rr = static_cast<T>(r_adj);
-        for (int64_t k = 0; k < x.numel(); ++k) {
-          T g = norm * xp[k] + gp[k];
-          T v = alpha * vp[k] + (T(1) - alpha) * g;
-          T h = beta * hp[k] + (T(1) - beta) * g * g;
-          T xn = xp[k] - rr * v / (std::sqrt(h) + eps);
-          if (xo) xo[k] = (T(1) - post) * xn;
-          if (vo) vo[k] = v;
-          if (ho) ho[k] = h;
-        }
-      });
-    }
+    ForEachOptimizedTensor(ctx, a, [&]<typename T>(const Tensor& x, auto&& in, auto&& out) {
+      const T *xp = in(0), *gp = in(1), *vp = in(2), *hp = in(3);
+      T *xo = out(0), *vo = out(1), *ho = out(2);
+      const T alpha = static_cast<T>(alpha_), beta = static_cast<T>(beta_), eps = static_cast<T>(epsilon_);
+      const T norm = static_cast<T>(norm_), post = static_cast<T>(norm_post_), rr = static_cast<T>(r_adj);
+      for (int64_t k = 0; k < x.numel(); ++k) {
+        T g = norm * xp[k] + gp[k];
+        T v = alpha * vp[k] + (T(1) - alpha) * g;
+        T h = beta * hp[k] + (T(1) - beta) * g * g;
+        T xn = xp[k] - rr * v / (std::sqrt(h) + eps);
+        if (xo) xo[k] = (T(1) - post) * xn;
+        if (vo) vo[k] = v;
+        if (ho) ho[k] = h;
+      }
+    });
   }
 
  private:
@@ -169,25 +170,19 @@ class Momentum final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     OptimizerArgs a = ReadOptimizerArgs(ctx, 3, 2);
     const double beta_adj = a.t > 0 ? beta_ : 1.0;
-    for (size_t i = 0; i < a.n; ++i) {
-      const Tensor& x = ctx.input(2 + i);
-      DispatchOptimizerType(x.dtype(), ctx, [&]<typename T>() {
-        const T* xp = x.data<T>();
-        const T* gp = ctx.input(2 + a.n + i).data<T>();
-        const T* vp = ctx.input(2 + 2 * a.n + i).data<T>();
-        T* xo = OutputOrNull<T>(ctx, i, x);
-        T* vo = OutputOrNull<T>(ctx, a.n + i, x);
-        const T alpha = static_cast<T>(alpha_), beta = static_cast<T>(beta_adj), norm = static_cast<T>(norm_);
-        const T rr = static_cast<T>(a.r);
-        for (int64_t k = 0; k < x.numel(); ++k) {
-          T g = norm * xp[k] + gp[k];
-          T v = alpha * vp[k] + beta * g;
-          T xn = nesterov_ ? xp[k] - rr * (g + alpha * v) : xp[k] - rr * v;
-          if (xo) xo[k] = xn;
-          if (vo) vo[k] = v;
-        }
-      });
-    }
+    ForEachOptimizedTensor(ctx, a, [&]<typename T>(const Tensor& x, auto&& in, auto&& out) {
+      const T *xp = in(0), *gp = in(1), *vp = in(2);
+      T *xo = out(0), *vo = out(1);
+      const T alpha = static_cast<T>(alpha_), beta = static_cast<T>(beta_adj), norm = static_cast<T>(norm_);
+      const T rr = static_cast<T>(a.r);
+      for (int64_t k = 0; k < x.numel(); ++k) {
+        T g = norm * xp[k] + gp[k];
+        T v = alpha * vp[k] + beta * g;
+        T xn = nesterov_ ? xp[k] - rr * (g + alpha * v) : xp[k] - rr * v;
+        if (xo) xo[k] = xn;
+        if (vo) vo[k] = v;
+      }
+    });
   }
 
  private:

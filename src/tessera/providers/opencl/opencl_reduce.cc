@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/opencl/opencl_families.h"
@@ -224,15 +225,23 @@ void RequireChannelVector(const KernelContext& ctx, const Tensor& t, int64_t c, 
   if (t.rank() != 1 || t.dim(0) != c) ctx.Fail(what, " must have shape (", c, "), got ", t.Describe());
 }
 
+// Checks x as N x C x spatial... of rank >= min_rank; returns C and the
+// number of spatial elements per channel.
+std::pair<int64_t, int64_t> ChannelsAndSpatialSize(const KernelContext& ctx, const Tensor& x, int64_t min_rank,
+                                                   const char* op) {
+  CheckIndexable(ctx, x);
+  if (x.rank() < min_rank) ctx.Fail(op, " needs an input of rank >= ", min_rank, ", got ", x.Describe());
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < x.rank(); ++d) spatial *= x.dim(d);
+  return {x.dim(1), spatial};
+}
+
 class BatchNorm final : public OpenClKernel {
  public:
   explicit BatchNorm(const KernelInfo& info) : eps_(info.attr_float("epsilon", 1e-5f)) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    CheckIndexable(ctx, x);
-    if (x.rank() < 2) ctx.Fail("BatchNormalization needs an input of rank >= 2, got ", x.Describe());
-    int64_t c = x.dim(1), inner = 1;
-    for (int64_t d = 2; d < x.rank(); ++d) inner *= x.dim(d);
+    auto [c, inner] = ChannelsAndSpatialSize(ctx, x, 2, "BatchNormalization");
     const char* names[] = {"scale", "B", "mean", "var"};
     for (size_t i = 1; i <= 4; ++i) RequireChannelVector(ctx, ctx.input(i), c, names[i - 1]);
     Tensor y = NewOutput(ctx, 0, DataType::kFloat, x.shape());
@@ -302,10 +311,7 @@ class InstanceNorm final : public OpenClKernel {
   explicit InstanceNorm(const KernelInfo& info) : eps_(info.attr_float("epsilon", 1e-5f)) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    CheckIndexable(ctx, x);
-    if (x.rank() < 3) ctx.Fail("InstanceNormalization needs an input of rank >= 3, got ", x.Describe());
-    int64_t c = x.dim(1), n = 1;
-    for (int64_t d = 2; d < x.rank(); ++d) n *= x.dim(d);
+    auto [c, n] = ChannelsAndSpatialSize(ctx, x, 3, "InstanceNormalization");
     RequireChannelVector(ctx, ctx.input(1), c, "scale");
     RequireChannelVector(ctx, ctx.input(2), c, "B");
     Tensor y = NewOutput(ctx, 0, DataType::kFloat, x.shape());
