@@ -9,13 +9,16 @@ gives such models, with random weights from a fixed seed:
   gate/up/down projections, GroupQueryAttention with rotary embeddings inside
   and the KV cache in and out, SiLU-gated MLP; a 4-bit MatMulNBits LM head.
 
-    /usr/bin/python3 bench/make_decoder.py OUT.onnx [--preset 0.5b|tiny] [--seed N]
+    /usr/bin/python3 bench/make_decoder.py OUT.onnx [--preset 0.5b|tiny] [--seed N] [--accuracy-level 0|4]
 
 The default preset has about 0.5B parameters (hidden 1536, 18 layers, MLP
 4096, 16 query and 4 KV heads, vocabulary 32000); `tiny` is for tests.
 Weights are drawn directly in their packed form (uint8 nibbles, float
 scales): quantizing float weights would take minutes and change nothing
-the benchmark measures.
+the benchmark measures. --accuracy-level 4 sets MatMulNBits' accuracy_level
+to int8, as ORT's LLM builder does for CPU with int4_accuracy_level=4 (the
+runtime may then quantize activations to int8); the default, 0, leaves it
+unset.
 """
 import argparse
 import math
@@ -32,8 +35,9 @@ MS = "com.microsoft"
 
 
 class Builder:
-    def __init__(self, rng):
+    def __init__(self, rng, accuracy_level=0):
         self.rng, self.nodes, self.inits = rng, [], []
+        self.nbits_attrs = {"accuracy_level": accuracy_level} if accuracy_level else {}
 
     def const(self, name, array):
         self.inits.append(numpy_helper.from_array(array, name))
@@ -54,12 +58,12 @@ class Builder:
         zp = np.full((n, (blocks + 1) // 2), 0x88, np.uint8)
         return self.node("MatMulNBits", [x, self.const(name + ".qweight", packed), self.const(name + ".scales", scales),
                                          self.const(name + ".zp", zp)], [name], domain=MS,
-                         K=k, N=n, bits=4, block_size=BLOCK)
+                         K=k, N=n, bits=4, block_size=BLOCK, **self.nbits_attrs)
 
 
-def build(cfg, seed):
+def build(cfg, seed, accuracy_level=0):
     rng = np.random.default_rng(seed)
-    b = Builder(rng)
+    b = Builder(rng, accuracy_level)
     h, heads, kv, head = cfg["hidden"], cfg["heads"], cfg["kv_heads"], cfg["hidden"] // cfg["heads"]
     inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
               helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "total_sequence"])]
@@ -137,9 +141,10 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--preset", choices=sorted(PRESETS), default="0.5b")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--accuracy-level", type=int, choices=(0, 4), default=0)
     args = ap.parse_args()
     cfg = PRESETS[args.preset]
-    model = build(cfg, args.seed)
+    model = build(cfg, args.seed, args.accuracy_level)
     params = sum(int(np.prod(t.dims)) * (2 if t.name.endswith(".qweight") else 1) for t in model.graph.initializer
                  if not t.name.endswith((".scales", ".zp")))
     with open(args.out, "wb") as f:

@@ -226,7 +226,8 @@ void BM_FusedMatMulGelu(benchmark::State& state) {
 
 // MatMulNBits, 4-bit block-32 weights with packed zero points, as the LLM
 // builders write them: M = 1 is a decode step, larger M a prefill.
-void BM_MatMulNBits(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
+// accuracy_level 4 lets a decode step take int8 products (simd_nbits_int8.h).
+void BM_MatMulNBits(benchmark::State& state, int64_t m, int64_t k, int64_t n, int64_t level = 0) {
   const int64_t block = 32, blocks = k / block;
   Tensor q(DataType::kUInt8, {n, blocks, block / 2}), zp(DataType::kUInt8, {n, (blocks + 1) / 2});
   for (int64_t i = 0; i < q.numel(); ++i) q.data<uint8_t>()[i] = static_cast<uint8_t>(i * 73 + 29);
@@ -234,7 +235,9 @@ void BM_MatMulNBits(benchmark::State& state, int64_t m, int64_t k, int64_t n) {
   Tensor scales = Random({n, blocks}, 3);
   KernelRun run(
       "com.microsoft", "MatMulNBits", 1, {Random({m, k}, 1), std::move(q), std::move(scales), std::move(zp)},
-      {IntAttr("K", k), IntAttr("N", n), IntAttr("bits", 4), IntAttr("block_size", block)}, Threads(state), 1, {1, 2, 3});
+      {IntAttr("K", k), IntAttr("N", n), IntAttr("bits", 4), IntAttr("block_size", block),
+       IntAttr("accuracy_level", level)},
+      Threads(state), 1, {1, 2, 3});
   Loop(state, run, 2.0 * m * n * k, 0);
 }
 
@@ -400,6 +403,9 @@ BENCHMARK_CAPTURE(BM_Gemm, 128x768x3072, 128, 768, 3072)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_Gemm, 128x3072x768, 128, 3072, 768)->Apply(ThreadArgs);
 BENCHMARK(BM_FusedMatMulGelu)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_MatMulNBits, 1x4096x4096, 1, 4096, 4096)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_MatMulNBits, 1x4096x4096_level4, 1, 4096, 4096, 4)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_MatMulNBits, 1x1536x4096_level4, 1, 1536, 4096, 4)->Apply(ThreadArgs);
+BENCHMARK_CAPTURE(BM_MatMulNBits, 1x1536x4096, 1, 1536, 4096)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_MatMulNBits, 16x1536x4096, 16, 1536, 4096)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_MatMulNBits, 16x4096x1536, 16, 4096, 1536)->Apply(ThreadArgs);
 BENCHMARK_CAPTURE(BM_MatMulNBits, 64x1536x4096, 64, 1536, 4096)->Apply(ThreadArgs);

@@ -229,9 +229,9 @@ def cases():
     nbits_case("matmul_nbits_2bit", (1, 3), 12, 64, 2, 32)
     perm = rng.permutation(64)
     nbits_case("matmul_nbits_4bit_g_idx", (1, 5), 8, 64, 4, 16, g_idx=(perm // 16), ref="numpy")
-    # accuracy_level 4 lets ORT quantize A to int8: it is a floor, and
-    # Tessera keeps A float, so the reference is the exact product.
-    nbits_case("matmul_nbits_4bit_accuracy_level4", (4,), 16, 64, 4, 32, level=4, ref="numpy")
+    # accuracy_level 4 lets A be quantized to int8 per block: ORT and Tessera
+    # both do so in a decode step (M <= 4 rows here), to the same values.
+    nbits_case("matmul_nbits_4bit_accuracy_level4", (4,), 16, 64, 4, 32, level=4)
     # ---- GroupQueryAttention: B, S new tokens, past P rows, Hq / Hkv heads of D ----
     def gqa_numpy(hq, hkv):
         """Causal GQA without rotary, window or softcap, in float64: output only."""

@@ -16,15 +16,21 @@
 // digits.) Larger M dequantizes a few weight rows at a time into L1 and
 // takes every row of A's inner products with them; with g_idx, a panel of
 // columns is dequantized into a per-thread buffer for the GEMM.
-// accuracy_level only sets a floor; A stays float here, which meets all.
+// accuracy_level is a floor on A's precision. At 4 (int8) with 4-bit weights
+// a decode step quantizes A per block to int8 (as ORT does) and takes exact
+// integer products with the nibbles (simd_nbits_int8.h): about half the
+// vector work a weight of the float pass. Otherwise A stays float, which
+// meets every floor.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/matmul_gemm.h"
 #include "tessera/providers/cpu/simd_nbits.h"
+#include "tessera/providers/cpu/simd_nbits_int8.h"
 
 namespace tessera::cpu {
 namespace {
@@ -52,6 +58,7 @@ class MatMulNBits final : public OpKernel {
                 " (a CUDA layout) is not supported; export the plain packed weight");
     blocks_ = (k_ + block_ - 1) / block_;
     blob_ = block_ * bits_ / 8;
+    int8_ = level == 4 && bits_ == 4;
     // Constant scales and zero points (as exporters write them) are read
     // into floats once: per run, unpacking them took a third of a decode step.
     const Tensor* scales = info.constant_input(2);
@@ -62,6 +69,7 @@ class MatMulNBits final : public OpKernel {
         info.Fail(m...);
       })
                                 : ZeroPoints(nullptr, scales->dtype(), [&](auto&&... m) { info.Fail(m...); });
+      uniform_zero_ = Uniform(zero_);
     }
   }
 
@@ -104,8 +112,10 @@ class MatMulNBits final : public OpKernel {
     const float* af = a.dtype() == DataType::kFloat ? a.data<float>() : widened.data();
     std::vector<float> yf(a.dtype() == DataType::kFloat ? 0 : static_cast<size_t>(m * n_));
     float* out = a.dtype() == DataType::kFloat ? y.data<float>() : yf.data();
-    const Weights w{b.data<uint8_t>(), scale.data(), zero.data(), group.empty() ? nullptr : group.data()};
+    const Weights w{b.data<uint8_t>(), scale.data(), zero.data(), group.empty() ? nullptr : group.data(),
+                    scale_.empty() ? Uniform(zero) : uniform_zero_};
     if (!group.empty()) PanelGemm(af, m, w, out, ctx);
+    else if (int8_ && m <= kGemvMaxRows) Int8PackedPass(af, m, w, out, ctx);
     else if (m <= kGemvMaxRows) PackedPass(af, m, w, out, ctx);
     else TiledPass(af, m, w, out, ctx);
     if (!bias.empty())
@@ -124,7 +134,13 @@ class MatMulNBits final : public OpKernel {
     const float* scale;   // N x blocks
     const float* zero;    // N x blocks
     const int32_t* group;  // K, or null: k / block
+    std::optional<float> uniform_zero;  // the zero point of every block, where they are all one
   };
+
+  static std::optional<float> Uniform(const std::vector<float>& zero) {
+    if (zero.empty() || std::any_of(zero.begin(), zero.end(), [&](float z) { return z != zero[0]; })) return {};
+    return zero[0];
+  }
 
   // The caller has checked that t holds a float type.
   static std::vector<float> ToFloats(const Tensor& t) {
@@ -247,6 +263,32 @@ class MatMulNBits final : public OpKernel {
     });
   }
 
+  // accuracy_level 4, few rows: A's rows quantized to int8 per block once,
+  // then one pass over the packed bytes as above, with exact int32 sums per
+  // block. (A prefill keeps the float tiles below: int8 register tiles ran
+  // no faster on Zen 3, where vpmaddubsw and vpmaddwd share the FMA pipes,
+  // and the float pass is exact.)
+  void Int8PackedPass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+    const size_t cells = static_cast<size_t>(m * blocks_);
+    std::vector<int8_t> values(cells * static_cast<size_t>(block_));
+    std::vector<float> a_scale(cells), scaled_sum(cells);
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t blk = 0; blk < blocks_; ++blk) {
+        const size_t i = static_cast<size_t>(r * blocks_ + blk);
+        int32_t sum = 0;
+        a_scale[i] = QuantizeBlockS8(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_,
+                                     values.data() + i * static_cast<size_t>(block_), &sum);
+        scaled_sum[i] = a_scale[i] * static_cast<float>(sum);
+      }
+    const Int8BlockRows rows{values.data(), a_scale.data(), scaled_sum.data()};
+    ParallelFor(ctx.thread_pool(), n_, 8, [&](int64_t n0, int64_t n1) {
+      const U4Columns cols{w.q + n0 * blocks_ * blob_, w.scale + n0 * blocks_,
+                           w.uniform_zero ? nullptr : w.zero + n0 * blocks_, w.uniform_zero.value_or(0.0f),
+                           n1 - n0, blocks_, block_};
+      ColumnsDotU4S8(cols, rows, m, y + n0, n_);
+    });
+  }
+
   // More rows (a prefill): a few weight rows at a time are dequantized into
   // slot order, kTiledK values deep so they and the rows of A they meet stay
   // in L1, and every row of A takes its inner products with them
@@ -306,7 +348,9 @@ class MatMulNBits final : public OpKernel {
 
   int64_t k_, n_, bits_, block_;
   int64_t blocks_ = 0, blob_ = 0;
+  bool int8_ = false;                // accuracy_level 4 with 4-bit weights
   std::vector<float> scale_, zero_;  // from constant inputs; empty: read each run
+  std::optional<float> uniform_zero_;  // of zero_
 };
 
 }  // namespace
