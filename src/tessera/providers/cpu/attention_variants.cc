@@ -146,14 +146,14 @@ class LinearAttention final : public OpKernel {
       ctx.Fail("value's last dim ", v.dim(2), " is not divisible by kv_num_heads ", kv_heads_);
     const int64_t dv = v.dim(2) / kv_heads_;
 
-    const Tensor* past = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* past = ctx.optional_input(3);
     if (past) {
       Shape want = {B, kv_heads_, dk, dv};
       if (past->shape() != want)
         ctx.Fail("past_state must have shape ", ShapeToString(want), ", got ", past->Describe());
       if (!IsFloatKind(past->dtype())) ctx.Fail("past_state must be a float tensor, got ", past->Describe());
     }
-    const Tensor* decay = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* decay = ctx.optional_input(4);
     bool per_key_decay = false;  // (B, T, H_kv * d_k) rather than (B, T, H_kv)
     if (gated) {
       if (!decay) ctx.Fail("update_rule ", RuleName(), " requires the decay input");
@@ -163,7 +163,7 @@ class LinearAttention final : public OpKernel {
                  " or (B, T, kv_num_heads) = ", ShapeToString({B, T, kv_heads_}), ", got ", decay->Describe());
       per_key_decay = decay->dim(2) == kv_heads_ * dk;
     }
-    const Tensor* beta = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    const Tensor* beta = ctx.optional_input(5);
     int64_t beta_heads = 0;  // kv_num_heads or 1
     if (delta) {
       if (!beta) ctx.Fail("update_rule ", RuleName(), " requires the beta input");

@@ -162,7 +162,7 @@ class FloatConv final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
-    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* b = ctx.optional_input(2);
     CheckSameType(x, w, "W", ctx);
     ConvGeom g = kTranspose ? ResolveConvTranspose(a_, x.shape(), w.shape(), ctx)
                             : ResolveConv(a_, x.shape(), w.shape(), ctx);

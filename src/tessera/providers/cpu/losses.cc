@@ -105,7 +105,7 @@ class NegativeLogLikelihoodLoss final : public ClassLossKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& input = ctx.input(0);
     const Tensor& target = ctx.input(1);
-    const Tensor* weight = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* weight = ctx.optional_input(2);
     LossGeometry g = CheckShapes(ctx, input, target, weight);
     DispatchFloat(input.dtype(), ctx, [&]<typename T>() {
       const T* x = input.data<T>();
@@ -123,7 +123,7 @@ class SoftmaxCrossEntropyLoss final : public ClassLossKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& scores = ctx.input(0);
     const Tensor& labels = ctx.input(1);
-    const Tensor* weight = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* weight = ctx.optional_input(2);
     LossGeometry g = CheckShapes(ctx, scores, labels, weight);
     DispatchFloat(scores.dtype(), ctx, [&]<typename T>() {
       const T* x = scores.data<T>();

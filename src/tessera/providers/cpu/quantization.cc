@@ -306,7 +306,7 @@ class QuantizeLinear final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
-    const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* zp = ctx.optional_input(2);
     const DataType xt = x.dtype();
     if (xt != DataType::kFloat && xt != DataType::kFloat16 && xt != DataType::kBFloat16 && xt != DataType::kInt32 &&
         xt != DataType::kDouble)
@@ -434,7 +434,7 @@ class DequantizeLinear final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
-    const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* zp = ctx.optional_input(2);
     const DataType xt = x.dtype();
     if (xt != DataType::kInt32 && !IsQuantizedType(xt))
       ctx.Fail("input type ", DataTypeName(xt), " is not a quantized type DequantizeLinear supports");
