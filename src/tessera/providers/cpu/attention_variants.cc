@@ -315,20 +315,24 @@ class FlexAttention final : public OpKernel {
     AccView<Acc> qv(q, ctx, "Q"), kv(k, ctx, "K"), vv(v, ctx, "V");
     const Shape score_shape = {B, Hq, L, S};
     std::vector<Acc> scores(static_cast<size_t>(B * Hq * L * S));
+    // Runs head(bh, kvh) for each (batch, query head) bh over the pool; kvh
+    // is the (batch, K/V head) that query head reads.
+    auto for_each_head = [&](auto&& head) {
+      ParallelFor(ctx.thread_pool(), B * Hq, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t bh = begin; bh < end; ++bh) head(bh, (bh / Hq) * Hkv + (bh % Hq) / group);
+      });
+    };
 
-    ParallelFor(ctx.thread_pool(), B * Hq, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t bh = begin; bh < end; ++bh) {
-        const int64_t b = bh / Hq, h = bh % Hq, hk = h / group;
-        const Acc* qp = qv.data() + bh * L * E;
-        const Acc* kp = kv.data() + (b * Hkv + hk) * S * E;
-        Acc* sp = scores.data() + bh * L * S;
-        for (int64_t l = 0; l < L; ++l)
-          for (int64_t s = 0; s < S; ++s) {
-            Acc acc = 0;
-            for (int64_t e = 0; e < E; ++e) acc += qp[l * E + e] * kp[s * E + e];
-            sp[l * S + s] = acc * scale;
-          }
-      }
+    for_each_head([&](int64_t bh, int64_t kvh) {
+      const Acc* qp = qv.data() + bh * L * E;
+      const Acc* kp = kv.data() + kvh * S * E;
+      Acc* sp = scores.data() + bh * L * S;
+      for (int64_t l = 0; l < L; ++l)
+        for (int64_t s = 0; s < S; ++s) {
+          Acc acc = 0;
+          for (int64_t e = 0; e < E; ++e) acc += qp[l * E + e] * kp[s * E + e];
+          sp[l * S + s] = acc * scale;
+        }
     });
     if (score_mod_) ApplyModifier(ctx, *score_mod_, "score_mod", scores, score_shape, prec);
     else RoundTo(scores, prec);
@@ -356,21 +360,18 @@ class FlexAttention final : public OpKernel {
     else RoundTo(scores, prec);
 
     std::vector<Acc> out(static_cast<size_t>(B * Hq * L * Ev));
-    ParallelFor(ctx.thread_pool(), B * Hq, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t bh = begin; bh < end; ++bh) {
-        const int64_t b = bh / Hq, h = bh % Hq, hk = h / group;
-        const Acc* pp = scores.data() + bh * L * S;
-        const Acc* vp = vv.data() + (b * Hkv + hk) * S * Ev;
-        Acc* op = out.data() + bh * L * Ev;
-        for (int64_t l = 0; l < L; ++l) {
-          Acc* o = op + l * Ev;
-          std::fill(o, o + Ev, Acc(0));
-          for (int64_t s = 0; s < S; ++s) {
-            Acc p = pp[l * S + s];
-            if (p == Acc(0)) continue;
-            const Acc* vr = vp + s * Ev;
-            for (int64_t e = 0; e < Ev; ++e) o[e] += p * vr[e];
-          }
+    for_each_head([&](int64_t bh, int64_t kvh) {
+      const Acc* pp = scores.data() + bh * L * S;
+      const Acc* vp = vv.data() + kvh * S * Ev;
+      Acc* op = out.data() + bh * L * Ev;
+      for (int64_t l = 0; l < L; ++l) {
+        Acc* o = op + l * Ev;
+        std::fill(o, o + Ev, Acc(0));
+        for (int64_t s = 0; s < S; ++s) {
+          Acc p = pp[l * S + s];
+          if (p == Acc(0)) continue;
+          const Acc* vr = vp + s * Ev;
+          for (int64_t e = 0; e < Ev; ++e) o[e] += p * vr[e];
         }
       }
     });
