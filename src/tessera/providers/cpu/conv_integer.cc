@@ -13,6 +13,7 @@
 #include "tessera/providers/cpu/conv_impl.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/int8_conv.h"
+#include "tessera/providers/cpu/quantized_operands.h"
 
 namespace tessera::cpu {
 
@@ -176,12 +177,7 @@ class QLinearConv final : public OpKernel {
   bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 3 && i != 5); }
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& x_scale = ctx.input(1);
-    const Tensor* xz = ctx.optional_input(2);
-    const Tensor& w_scale = ctx.input(4);
-    const Tensor& y_scale = ctx.input(6);
-    const Tensor* yz = ctx.optional_input(7);
+    const auto [x, x_scale, xz, w_scale, y_scale, yz] = ReadQLinearOperands(ctx);
     const Tensor* b = ctx.optional_input(8);
     ConvGeom g = ResolveConv(a_, x.shape(), packed_ ? w_shape_ : ctx.input(3).shape(), ctx);
     if (x_scale.numel() != 1) ctx.Fail("x_scale must be a scalar, got ", x_scale.Describe());
