@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,12 @@ class KernelInfo {
   std::string attr_string(const std::string& name, const std::string& default_value) const;
   std::vector<int64_t> attr_ints(const std::string& name) const;
   std::vector<int64_t> attr_ints(const std::string& name, const std::vector<int64_t>& default_value) const;
+  // The ints, or nullopt when the attribute is absent (where absent means
+  // something other than any list, e.g. Transpose's perm).
+  std::optional<std::vector<int64_t>> optional_attr_ints(const std::string& name) const {
+    if (!has_attr(name)) return std::nullopt;
+    return attr_ints(name);
+  }
   std::vector<float> attr_floats(const std::string& name) const;
   std::vector<float> attr_floats(const std::string& name, const std::vector<float>& default_value) const;
   std::vector<std::string> attr_strings(const std::string& name) const;
@@ -102,6 +109,8 @@ class KernelContext {
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr && !inputs_[i]->empty(); }
   // Input i as a tensor; throws a clear error when absent or not a tensor.
   const Tensor& input(size_t i) const;
+  // Input i, or null when it was omitted (optional inputs).
+  const Tensor* optional_input(size_t i) const { return has_input(i) ? &input(i) : nullptr; }
   const Value& input_value(size_t i) const;
 
   size_t num_outputs() const { return outputs_->size(); }

@@ -24,43 +24,36 @@ std::string Other(const Node& n, const std::string& v) {
   return "";
 }
 
-class GeluFusion final : public GraphPass {
+// Triggered by the Erf (exact form) or the Tanh (tanh approximation).
+class GeluFusion final : public CpuGroupFusion {
  public:
-  std::string name() const override { return "GeluFusion"; }
-  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
-  std::vector<std::string> providers() const override { return {"cpu"}; }
+  GeluFusion() : CpuGroupFusion("GeluFusion", nullptr) {}
 
-  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override {
-    FusionGraph fg(graph, outer, ctx, providers());
-    int fused = 0;
-    for (int i = 0; i < static_cast<int>(fg.size()); ++i) {
-      bool erf = fg.Is(i, "Erf");
-      if (!(erf || fg.Is(i, "Tanh")) || !fg.OnTarget(i)) continue;
-      std::vector<int> nodes = {i};
-      std::string x = erf ? MatchErfArg(fg, fg.node(i).inputs[0], nodes) : MatchTanhArg(fg, fg.node(i).inputs[0], nodes);
-      if (x.empty()) continue;
-      std::string out;
-      DataType dt = DataType::kUndefined;
-      if (!MatchTail(fg, fg.node(i).outputs[0], x, nodes, out, dt)) continue;
-      if (!(dt == DataType::kFloat || dt == DataType::kDouble || dt == DataType::kFloat16 ||
-            dt == DataType::kBFloat16))
-        continue;
-      bool ok = true;
-      for (int n : nodes) ok = ok && fg.OnTarget(n);
-      if (!ok) continue;
-      Node gelu;
-      gelu.name = fg.node(i).name + "_gelu";
-      gelu.op_type = "Gelu";
-      gelu.domain = kTesseraDomain;
-      gelu.inputs = {x};
-      gelu.outputs = {out};
-      gelu.attributes = {StringAttr("approximate", erf ? "none" : "tanh")};
-      fg.Add(std::move(gelu));
-      for (int n : nodes) fg.Remove(n);
-      ++fused;
-    }
-    if (fused) fg.Commit();
-    return fused;
+ protected:
+  bool IsTrigger(const FusionGraph& fg, int i) const override { return fg.Is(i, "Erf") || fg.Is(i, "Tanh"); }
+
+  int FuseAt(FusionGraph& fg, int i, const PassContext&) const override {
+    bool erf = fg.Is(i, "Erf");
+    std::vector<int> nodes = {i};
+    std::string x = erf ? MatchErfArg(fg, fg.node(i).inputs[0], nodes) : MatchTanhArg(fg, fg.node(i).inputs[0], nodes);
+    if (x.empty()) return 0;
+    std::string out;
+    DataType dt = DataType::kUndefined;
+    if (!MatchTail(fg, fg.node(i).outputs[0], x, nodes, out, dt)) return 0;
+    if (!(dt == DataType::kFloat || dt == DataType::kDouble || dt == DataType::kFloat16 || dt == DataType::kBFloat16))
+      return 0;
+    for (int n : nodes)
+      if (!fg.OnTarget(n)) return 0;
+    Node gelu;
+    gelu.name = fg.node(i).name + "_gelu";
+    gelu.op_type = "Gelu";
+    gelu.domain = kTesseraDomain;
+    gelu.inputs = {x};
+    gelu.outputs = {out};
+    gelu.attributes = {StringAttr("approximate", erf ? "none" : "tanh")};
+    fg.Add(std::move(gelu));
+    for (int n : nodes) fg.Remove(n);
+    return 1;
   }
 
  private:

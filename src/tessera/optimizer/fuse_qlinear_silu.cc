@@ -30,55 +30,49 @@ bool SameParameter(const FusionGraph& fg, const std::string& a, const std::strin
   return va && vb && *va == *vb;
 }
 
-class QLinearSiluFusion final : public GraphPass {
+class QLinearSiluFusion final : public CpuGroupFusion {
  public:
-  std::string name() const override { return kPass; }
-  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
-  std::vector<std::string> providers() const override { return {"cpu"}; }
+  QLinearSiluFusion() : CpuGroupFusion(kPass, nullptr) {}
 
-  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override {
-    FusionGraph fg(graph, outer, ctx, providers());
-    int fused = 0;
-    for (int i = 0; i < static_cast<int>(fg.size()); ++i) {
-      if (!fg.Is(i, kMicrosoftDomain, "QLinearMul") || !fg.OnTarget(i)) continue;
-      const Node mul = fg.node(i);
-      if (mul.inputs.size() < 7) continue;
-      const auto input = [&](size_t k) { return k < mul.inputs.size() ? mul.inputs[k] : std::string(); };
-      for (size_t side : {0u, 3u}) {  // the Sigmoid's output as B, or as A
-        const size_t other = 3 - side;
-        const int sig = fg.ProducerOp(input(other), kMicrosoftDomain, "QLinearSigmoid");
-        if (sig < 0 || !fg.OnTarget(sig)) continue;
-        const Node s = fg.node(sig);
-        const auto sig_input = [&](size_t k) { return k < s.inputs.size() ? s.inputs[k] : std::string(); };
-        if (sig_input(0) != input(side)) continue;  // a Sigmoid of another value
-        if (!SameParameter(fg, sig_input(1), input(side + 1)) || !SameParameter(fg, sig_input(2), input(side + 2)) ||
-            !SameParameter(fg, sig_input(3), input(other + 1)) || !SameParameter(fg, sig_input(4), input(other + 2))) {
-          if (ctx.logger)
-            TS_LOG(*ctx.logger, kVerbose, kPass << ": " << mul.Label()
-                                                << " stays a QLinearMul: it reads x or the Sigmoid at other parameters");
-          continue;
-        }
-        if (!fg.SingleUse(s.outputs[0])) {
-          if (ctx.logger)
-            TS_LOG(*ctx.logger, kVerbose, kPass << ": " << mul.Label() << " stays a QLinearMul: the Sigmoid's output is read elsewhere too");
-          continue;
-        }
-        Node silu;
-        silu.name = mul.name.empty() ? mul.outputs[0] : mul.name + "_silu";
-        silu.op_type = "QLinearSilu";
-        silu.domain = kTesseraDomain;
-        silu.inputs = {input(side), sig_input(1), sig_input(2), sig_input(3), sig_input(4), input(6), input(7)};
-        silu.outputs = mul.outputs;
-        if (ctx.logger) TS_LOG(*ctx.logger, kVerbose, kPass << ": " << mul.Label() << " and " << s.Label() << " -> " << kTesseraDomain << ":QLinearSilu");
-        fg.Remove(i);
-        fg.Remove(sig);
-        fg.Add(std::move(silu));
-        ++fused;
-        break;
+ protected:
+  bool IsTrigger(const FusionGraph& fg, int i) const override { return fg.Is(i, kMicrosoftDomain, "QLinearMul"); }
+
+  int FuseAt(FusionGraph& fg, int i, const PassContext& ctx) const override {
+    const Node mul = fg.node(i);
+    if (mul.inputs.size() < 7) return 0;
+    const auto input = [&](size_t k) { return k < mul.inputs.size() ? mul.inputs[k] : std::string(); };
+    for (size_t side : {0u, 3u}) {  // the Sigmoid's output as B, or as A
+      const size_t other = 3 - side;
+      const int sig = fg.ProducerOp(input(other), kMicrosoftDomain, "QLinearSigmoid");
+      if (sig < 0 || !fg.OnTarget(sig)) continue;
+      const Node s = fg.node(sig);
+      const auto sig_input = [&](size_t k) { return k < s.inputs.size() ? s.inputs[k] : std::string(); };
+      if (sig_input(0) != input(side)) continue;  // a Sigmoid of another value
+      if (!SameParameter(fg, sig_input(1), input(side + 1)) || !SameParameter(fg, sig_input(2), input(side + 2)) ||
+          !SameParameter(fg, sig_input(3), input(other + 1)) || !SameParameter(fg, sig_input(4), input(other + 2))) {
+        if (ctx.logger)
+          TS_LOG(*ctx.logger, kVerbose, kPass << ": " << mul.Label()
+                                              << " stays a QLinearMul: it reads x or the Sigmoid at other parameters");
+        continue;
       }
+      if (!fg.SingleUse(s.outputs[0])) {
+        if (ctx.logger)
+          TS_LOG(*ctx.logger, kVerbose, kPass << ": " << mul.Label() << " stays a QLinearMul: the Sigmoid's output is read elsewhere too");
+        continue;
+      }
+      Node silu;
+      silu.name = mul.name.empty() ? mul.outputs[0] : mul.name + "_silu";
+      silu.op_type = "QLinearSilu";
+      silu.domain = kTesseraDomain;
+      silu.inputs = {input(side), sig_input(1), sig_input(2), sig_input(3), sig_input(4), input(6), input(7)};
+      silu.outputs = mul.outputs;
+      if (ctx.logger) TS_LOG(*ctx.logger, kVerbose, kPass << ": " << mul.Label() << " and " << s.Label() << " -> " << kTesseraDomain << ":QLinearSilu");
+      fg.Remove(i);
+      fg.Remove(sig);
+      fg.Add(std::move(silu));
+      return 1;
     }
-    if (fused) fg.Commit();
-    return fused;
+    return 0;
   }
 };
 

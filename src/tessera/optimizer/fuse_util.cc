@@ -159,4 +159,16 @@ bool SameValues(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+int CpuGroupFusion::Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const {
+  FusionGraph fg(graph, outer, ctx, providers());
+  if (min_opset_ > 0 && fg.OnnxOpset() < min_opset_) return 0;
+  int fused = 0;
+  for (int i = 0; i < static_cast<int>(fg.size()); ++i) {
+    if (!IsTrigger(fg, i) || !fg.OnTarget(i)) continue;
+    fused += FuseAt(fg, i, ctx);
+  }
+  if (fused) fg.Commit();
+  return fused;
+}
+
 }  // namespace tessera

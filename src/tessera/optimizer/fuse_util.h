@@ -87,6 +87,32 @@ class FusionGraph {
   mutable std::optional<std::unordered_map<std::string, TypeInfo>> types_;
 };
 
+// The shape the cpu fusions over a group of nodes share: extended level,
+// cpu nodes only, FuseAt tried at every live trigger node bound for cpu (by
+// default an ai.onnx `trigger` node: the group's Q, or its product), and
+// one commit of whatever fused. Models below `min_opset` are left alone.
+class CpuGroupFusion : public GraphPass {
+ public:
+  CpuGroupFusion(const char* name, const char* trigger, int64_t min_opset = 0)
+      : name_(name), trigger_(trigger), min_opset_(min_opset) {}
+  std::string name() const override { return name_; }
+  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
+  std::vector<std::string> providers() const override { return {"cpu"}; }
+  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override;
+
+ protected:
+  // Whether node i may start a group; a pass with several trigger ops, or
+  // one of another domain, says so here.
+  virtual bool IsTrigger(const FusionGraph& fg, int i) const { return fg.Is(i, trigger_); }
+  // Rewrites the group at node i; returns 1 when it did, else 0.
+  virtual int FuseAt(FusionGraph& fg, int i, const PassContext& ctx) const = 0;
+
+ private:
+  const char* name_;
+  const char* trigger_;
+  int64_t min_opset_;
+};
+
 // Attribute helpers for fused nodes.
 Attribute IntAttr(const std::string& name, int64_t v);
 Attribute FloatAttr(const std::string& name, float v);

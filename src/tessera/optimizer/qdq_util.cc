@@ -115,16 +115,4 @@ std::optional<UnaryQdqGroup> UnaryQdqGroupAt(const FusionGraph& fg, int qi, cons
   return g;
 }
 
-int CpuGroupFusion::Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const {
-  FusionGraph fg(graph, outer, ctx, providers());
-  if (min_opset_ > 0 && fg.OnnxOpset() < min_opset_) return 0;
-  int fused = 0;
-  for (int i = 0; i < static_cast<int>(fg.size()); ++i) {
-    if (!fg.Is(i, trigger_) || !fg.OnTarget(i)) continue;
-    fused += FuseAt(fg, i, ctx);
-  }
-  if (fused) fg.Commit();
-  return fused;
-}
-
 }  // namespace tessera

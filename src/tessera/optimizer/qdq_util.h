@@ -63,27 +63,4 @@ struct UnaryQdqGroup {
 std::optional<UnaryQdqGroup> UnaryQdqGroupAt(const FusionGraph& fg, int qi, const std::vector<const char*>& ops,
                                              const PassContext& ctx, const char* pass);
 
-// The shape these passes share: extended level, cpu nodes only, FuseAt
-// tried at every live ai.onnx `trigger` node bound for cpu (the group's Q,
-// or its product), and one commit of whatever fused. Models below
-// `min_opset` are left alone.
-class CpuGroupFusion : public GraphPass {
- public:
-  CpuGroupFusion(const char* name, const char* trigger, int64_t min_opset = 0)
-      : name_(name), trigger_(trigger), min_opset_(min_opset) {}
-  std::string name() const override { return name_; }
-  OptimizationLevel level() const override { return OptimizationLevel::kExtended; }
-  std::vector<std::string> providers() const override { return {"cpu"}; }
-  int Apply(Graph& graph, const std::vector<std::string>& outer, const PassContext& ctx) const override;
-
- protected:
-  // Rewrites the group at node i; returns 1 when it did, else 0.
-  virtual int FuseAt(FusionGraph& fg, int i, const PassContext& ctx) const = 0;
-
- private:
-  const char* name_;
-  const char* trigger_;
-  int64_t min_opset_;
-};
-
 }  // namespace tessera

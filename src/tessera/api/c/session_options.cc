@@ -19,6 +19,15 @@ OrtStatus* WithOptions(OrtSessionOptions* options, const char* entry, Fn&& fn) {
   return Guard([&] { fn(*Live(options, entry, "options")); });
 }
 
+// Sets mem_pattern or cpu_arena; the memory planner runs only while both
+// are on (see EnableMemPattern).
+OrtStatus* SetMemorySwitch(OrtSessionOptions* options, const char* entry, bool OrtSessionOptions::*which, bool on) {
+  return WithOptions(options, entry, [&](OrtSessionOptions& o) {
+    o.*which = on;
+    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
+  });
+}
+
 // Config keys whose value Tessera acts on; every other key is stored (and
 // reported back by GetSessionConfigEntry) as ORT stores unknown keys.
 void ApplyConfigEntry(OrtSessionOptions& o, const std::string& key, const std::string& value) {
@@ -90,31 +99,19 @@ OrtStatus* DisableProfiling(OrtSessionOptions* options) noexcept {
 // are both what Tessera's memory planner does: turning either off turns the
 // planner off.
 OrtStatus* EnableMemPattern(OrtSessionOptions* options) noexcept {
-  return WithOptions(options, "EnableMemPattern", [](OrtSessionOptions& o) {
-    o.mem_pattern = true;
-    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
-  });
+  return SetMemorySwitch(options, "EnableMemPattern", &OrtSessionOptions::mem_pattern, true);
 }
 OrtStatus* DisableMemPattern(OrtSessionOptions* options) noexcept {
-  return WithOptions(options, "DisableMemPattern", [](OrtSessionOptions& o) {
-    o.mem_pattern = false;
-    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
-  });
+  return SetMemorySwitch(options, "DisableMemPattern", &OrtSessionOptions::mem_pattern, false);
 }
 OrtStatus* GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept {
   return Guard([&] { *NotNull(out, "GetMemPatternEnabled", "out") = Live(options, "GetMemPatternEnabled", "options")->mem_pattern; });
 }
 OrtStatus* EnableCpuMemArena(OrtSessionOptions* options) noexcept {
-  return WithOptions(options, "EnableCpuMemArena", [](OrtSessionOptions& o) {
-    o.cpu_arena = true;
-    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
-  });
+  return SetMemorySwitch(options, "EnableCpuMemArena", &OrtSessionOptions::cpu_arena, true);
 }
 OrtStatus* DisableCpuMemArena(OrtSessionOptions* options) noexcept {
-  return WithOptions(options, "DisableCpuMemArena", [](OrtSessionOptions& o) {
-    o.cpu_arena = false;
-    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
-  });
+  return SetMemorySwitch(options, "DisableCpuMemArena", &OrtSessionOptions::cpu_arena, false);
 }
 
 OrtStatus* SetSessionLogId(OrtSessionOptions* options, const char* logid) noexcept {
@@ -192,22 +189,31 @@ OrtStatus* SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction
 
 // ---------------------------------------------------- overrides (model_overrides.h)
 
+namespace {
+
+// Both entries: the dimension matched by denotation or by name (`arg` is
+// the C argument that names it).
+OrtStatus* AddFreeDimension(OrtSessionOptions* options, const char* entry, const char* arg,
+                            FreeDimensionOverride::Match match, const char* dim, int64_t dim_value) {
+  return WithOptions(options, entry, [&](OrtSessionOptions& o) {
+    NotNull(dim, entry, arg);
+    if (dim_value < 0) TS_THROW(kInvalidArgument, entry, ": '", dim, "' = ", dim_value, ": must be >= 0");
+    o.options.free_dimension_overrides.push_back({match, dim, dim_value});
+  });
+}
+
+}  // namespace
+
 OrtStatus* AddFreeDimensionOverride(OrtSessionOptions* options, const char* dim_denotation,
                                     int64_t dim_value) noexcept {
-  return WithOptions(options, "AddFreeDimensionOverride", [&](OrtSessionOptions& o) {
-    NotNull(dim_denotation, "AddFreeDimensionOverride", "dim_denotation");
-    if (dim_value < 0) TS_THROW(kInvalidArgument, "AddFreeDimensionOverride: '", dim_denotation, "' = ", dim_value, ": must be >= 0");
-    o.options.free_dimension_overrides.push_back({FreeDimensionOverride::Match::kDenotation, dim_denotation, dim_value});
-  });
+  return AddFreeDimension(options, "AddFreeDimensionOverride", "dim_denotation",
+                          FreeDimensionOverride::Match::kDenotation, dim_denotation, dim_value);
 }
 
 OrtStatus* AddFreeDimensionOverrideByName(OrtSessionOptions* options, const char* dim_name,
                                           int64_t dim_value) noexcept {
-  return WithOptions(options, "AddFreeDimensionOverrideByName", [&](OrtSessionOptions& o) {
-    NotNull(dim_name, "AddFreeDimensionOverrideByName", "dim_name");
-    if (dim_value < 0) TS_THROW(kInvalidArgument, "AddFreeDimensionOverrideByName: '", dim_name, "' = ", dim_value, ": must be >= 0");
-    o.options.free_dimension_overrides.push_back({FreeDimensionOverride::Match::kName, dim_name, dim_value});
-  });
+  return AddFreeDimension(options, "AddFreeDimensionOverrideByName", "dim_name", FreeDimensionOverride::Match::kName,
+                          dim_name, dim_value);
 }
 
 namespace {

@@ -144,7 +144,7 @@ class Attention final : public OpKernel {
     }
 
     // Mask: broadcast to [B, Hq, Sq, T], last dim may be shorter (padded masked).
-    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* mask = ctx.optional_input(3);
     int64_t mstride[4] = {0, 0, 0, 0};
     int64_t mlast = 0;
     if (mask) {

@@ -146,14 +146,14 @@ class LinearAttention final : public OpKernel {
       ctx.Fail("value's last dim ", v.dim(2), " is not divisible by kv_num_heads ", kv_heads_);
     const int64_t dv = v.dim(2) / kv_heads_;
 
-    const Tensor* past = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* past = ctx.optional_input(3);
     if (past) {
       Shape want = {B, kv_heads_, dk, dv};
       if (past->shape() != want)
         ctx.Fail("past_state must have shape ", ShapeToString(want), ", got ", past->Describe());
       if (!IsFloatKind(past->dtype())) ctx.Fail("past_state must be a float tensor, got ", past->Describe());
     }
-    const Tensor* decay = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* decay = ctx.optional_input(4);
     bool per_key_decay = false;  // (B, T, H_kv * d_k) rather than (B, T, H_kv)
     if (gated) {
       if (!decay) ctx.Fail("update_rule ", RuleName(), " requires the decay input");
@@ -163,7 +163,7 @@ class LinearAttention final : public OpKernel {
                  " or (B, T, kv_num_heads) = ", ShapeToString({B, T, kv_heads_}), ", got ", decay->Describe());
       per_key_decay = decay->dim(2) == kv_heads_ * dk;
     }
-    const Tensor* beta = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    const Tensor* beta = ctx.optional_input(5);
     int64_t beta_heads = 0;  // kv_num_heads or 1
     if (delta) {
       if (!beta) ctx.Fail("update_rule ", RuleName(), " requires the beta input");
@@ -315,20 +315,24 @@ class FlexAttention final : public OpKernel {
     AccView<Acc> qv(q, ctx, "Q"), kv(k, ctx, "K"), vv(v, ctx, "V");
     const Shape score_shape = {B, Hq, L, S};
     std::vector<Acc> scores(static_cast<size_t>(B * Hq * L * S));
+    // Runs head(bh, kvh) for each (batch, query head) bh over the pool; kvh
+    // is the (batch, K/V head) that query head reads.
+    auto for_each_head = [&](auto&& head) {
+      ParallelFor(ctx.thread_pool(), B * Hq, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t bh = begin; bh < end; ++bh) head(bh, (bh / Hq) * Hkv + (bh % Hq) / group);
+      });
+    };
 
-    ParallelFor(ctx.thread_pool(), B * Hq, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t bh = begin; bh < end; ++bh) {
-        const int64_t b = bh / Hq, h = bh % Hq, hk = h / group;
-        const Acc* qp = qv.data() + bh * L * E;
-        const Acc* kp = kv.data() + (b * Hkv + hk) * S * E;
-        Acc* sp = scores.data() + bh * L * S;
-        for (int64_t l = 0; l < L; ++l)
-          for (int64_t s = 0; s < S; ++s) {
-            Acc acc = 0;
-            for (int64_t e = 0; e < E; ++e) acc += qp[l * E + e] * kp[s * E + e];
-            sp[l * S + s] = acc * scale;
-          }
-      }
+    for_each_head([&](int64_t bh, int64_t kvh) {
+      const Acc* qp = qv.data() + bh * L * E;
+      const Acc* kp = kv.data() + kvh * S * E;
+      Acc* sp = scores.data() + bh * L * S;
+      for (int64_t l = 0; l < L; ++l)
+        for (int64_t s = 0; s < S; ++s) {
+          Acc acc = 0;
+          for (int64_t e = 0; e < E; ++e) acc += qp[l * E + e] * kp[s * E + e];
+          sp[l * S + s] = acc * scale;
+        }
     });
     if (score_mod_) ApplyModifier(ctx, *score_mod_, "score_mod", scores, score_shape, prec);
     else RoundTo(scores, prec);
@@ -356,21 +360,18 @@ class FlexAttention final : public OpKernel {
     else RoundTo(scores, prec);
 
     std::vector<Acc> out(static_cast<size_t>(B * Hq * L * Ev));
-    ParallelFor(ctx.thread_pool(), B * Hq, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t bh = begin; bh < end; ++bh) {
-        const int64_t b = bh / Hq, h = bh % Hq, hk = h / group;
-        const Acc* pp = scores.data() + bh * L * S;
-        const Acc* vp = vv.data() + (b * Hkv + hk) * S * Ev;
-        Acc* op = out.data() + bh * L * Ev;
-        for (int64_t l = 0; l < L; ++l) {
-          Acc* o = op + l * Ev;
-          std::fill(o, o + Ev, Acc(0));
-          for (int64_t s = 0; s < S; ++s) {
-            Acc p = pp[l * S + s];
-            if (p == Acc(0)) continue;
-            const Acc* vr = vp + s * Ev;
-            for (int64_t e = 0; e < Ev; ++e) o[e] += p * vr[e];
-          }
+    for_each_head([&](int64_t bh, int64_t kvh) {
+      const Acc* pp = scores.data() + bh * L * S;
+      const Acc* vp = vv.data() + kvh * S * Ev;
+      Acc* op = out.data() + bh * L * Ev;
+      for (int64_t l = 0; l < L; ++l) {
+        Acc* o = op + l * Ev;
+        std::fill(o, o + Ev, Acc(0));
+        for (int64_t s = 0; s < S; ++s) {
+          Acc p = pp[l * S + s];
+          if (p == Acc(0)) continue;
+          const Acc* vr = vp + s * Ev;
+          for (int64_t e = 0; e < Ev; ++e) o[e] += p * vr[e];
         }
       }
     });

@@ -27,8 +27,8 @@ class CausalConvWithState final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
-    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const Tensor* past = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* b = ctx.optional_input(2);
+    const Tensor* past = ctx.optional_input(3);
     if (x.rank() != 3) ctx.Fail("input must have shape (batch, channels, length), got ", x.Describe());
     int64_t nb = x.dim(0), ch = x.dim(1), len = x.dim(2);
     if (w.rank() != 3 || w.dim(0) != ch || w.dim(1) != 1 || w.dim(2) < 1)

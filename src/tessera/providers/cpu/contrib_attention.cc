@@ -71,7 +71,7 @@ class GroupQueryAttention final : public OpKernel {
       ctx.Fail("query's hidden size ", q.dim(2), " is not a multiple of ", heads_total, packed ? " (packed QKV heads)" : " heads");
     const int64_t D = q.dim(2) / heads_total;
     const Tensor* k = packed ? nullptr : &ctx.input(1);
-    const Tensor* v = packed ? nullptr : (ctx.has_input(2) ? &ctx.input(2) : nullptr);
+    const Tensor* v = packed ? nullptr : ctx.optional_input(2);
     if (!packed) {
       if (!v) ctx.Fail("key is given without value");
       for (const Tensor* t : {k, v})
@@ -79,8 +79,8 @@ class GroupQueryAttention final : public OpKernel {
           ctx.Fail("key and value must be (", B, ", ", S, ", ", kv_heads_ * D, ") of query's type, got ", t->Describe());
     }
     int64_t P = 0;
-    const Tensor* pk = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    const Tensor* pv = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* pk = ctx.optional_input(3);
+    const Tensor* pv = ctx.optional_input(4);
     if (pk) {
       for (const Tensor* t : {pk, pv})
         if (t->dtype() != q.dtype() || t->rank() != 4 || t->dim(0) != B || t->dim(1) != kv_heads_ || t->dim(3) != D)
@@ -113,7 +113,7 @@ class GroupQueryAttention final : public OpKernel {
     int64_t half = 0;
     const Tensor* cosc = rotary_ ? &ctx.input(7) : nullptr;
     const Tensor* sinc = rotary_ ? &ctx.input(8) : nullptr;
-    const Tensor* pos_ids = ctx.has_input(9) ? &ctx.input(9) : nullptr;
+    const Tensor* pos_ids = ctx.optional_input(9);
     if (rotary_) {
       if (cosc->rank() != 2 || sinc->shape() != cosc->shape() || cosc->dtype() != q.dtype() ||
           2 * cosc->dim(1) > D)
@@ -123,11 +123,11 @@ class GroupQueryAttention final : public OpKernel {
       if (pos_ids && (pos_ids->dtype() != DataType::kInt64 || pos_ids->numel() != B * S))
         ctx.Fail("position_ids must be int64 (", B, ", ", S, "), got ", pos_ids->Describe());
     }
-    const Tensor* bias = ctx.has_input(10) ? &ctx.input(10) : nullptr;
+    const Tensor* bias = ctx.optional_input(10);
     if (bias && (bias->dtype() != q.dtype() || bias->rank() != 4 || (bias->dim(0) != 1 && bias->dim(0) != B) ||
                  (bias->dim(1) != 1 && bias->dim(1) != heads_) || bias->dim(2) != S || bias->dim(3) != total))
       ctx.Fail("attention_bias must be (", B, " or 1, ", heads_, " or 1, ", S, ", ", total, "), got ", bias->Describe());
-    const Tensor* sink = ctx.has_input(11) ? &ctx.input(11) : nullptr;
+    const Tensor* sink = ctx.optional_input(11);
     if (sink && (sink->dtype() != q.dtype() || sink->numel() != heads_))
       ctx.Fail("head_sink must hold num_heads (", heads_, ") values of query's type, got ", sink->Describe());
 

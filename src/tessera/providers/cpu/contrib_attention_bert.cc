@@ -146,10 +146,10 @@ class MsAttention final : public OpKernel {
       ctx.Fail("weights' width ", width, " must be Q + K + V hidden sizes (", hq, " + ", hk, " + ", hv,
                "), each a multiple of num_heads ", heads_);
     const int64_t dh = hq / heads_, dv = hv / heads_;
-    const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* bias = ctx.optional_input(2);
     if (bias && (bias->dtype() != DataType::kFloat || bias->numel() != width))
       ctx.Fail("bias must hold ", width, " floats, got ", bias->Describe());
-    const Tensor* past = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* past = ctx.optional_input(4);
     int64_t P = 0;
     if (past) {
       if (hq != hk || hk != hv) ctx.Fail("with a past, the Q, K and V hidden sizes must be equal");
@@ -196,8 +196,8 @@ class MsAttention final : public OpKernel {
         }
       }
 
-    const std::vector<uint8_t> keep = KeyMask(ctx, ctx.has_input(3) ? &ctx.input(3) : nullptr, B, S, T, "mask_index");
-    const Tensor* ab = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    const std::vector<uint8_t> keep = KeyMask(ctx, ctx.optional_input(3), B, S, T, "mask_index");
+    const Tensor* ab = ctx.optional_input(5);
     const float scale = scale_ != 0.f ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
     Tensor& out = ctx.allocate_output(0, DataType::kFloat, {B, S, hv});
     const HeadGeometry g{B, heads_, S, T, P, dh, dv};
@@ -239,14 +239,14 @@ class MultiHeadAttention final : public OpKernel {
     if (q.dtype() != DataType::kFloat || (q.rank() != 3 && q.rank() != 5))
       ctx.Fail("query must be float (B, S, hidden) or packed QKV (B, S, N, 3, H), got ", q.Describe());
     const int64_t B = q.dim(0), S = q.dim(1), N = heads_;
-    const Tensor* k = ctx.has_input(1) ? &ctx.input(1) : nullptr;
-    const Tensor* v = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* k = ctx.optional_input(1);
+    const Tensor* v = ctx.optional_input(2);
     for (const Tensor* t : {k, v})
       if (t && t->dtype() != DataType::kFloat) ctx.Fail("key and value must be float, got ", t->Describe());
     // Q, K and V as (B, N, rows, H) float buffers; from 3-D inputs with the bias.
     int64_t dh = 0, dv = 0, L = 0;
     std::vector<float> qb, kb, vb;
-    const Tensor* bias = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* bias = ctx.optional_input(3);
     auto heads_of = [&](const float* src, int64_t rows, int64_t row_stride, int64_t offset, int64_t h, const float* add,
                         std::vector<float>& dst) {
       dst.resize(static_cast<size_t>(B * N * rows * h));
@@ -318,8 +318,8 @@ class MultiHeadAttention final : public OpKernel {
       }
     }
     // The past before the new keys and values.
-    const Tensor* pk = ctx.has_input(6) ? &ctx.input(6) : nullptr;
-    const Tensor* pv = ctx.has_input(7) ? &ctx.input(7) : nullptr;
+    const Tensor* pk = ctx.optional_input(6);
+    const Tensor* pv = ctx.optional_input(7);
     int64_t P = 0;
     if (pk) {
       if (pk->dtype() != DataType::kFloat || pk->rank() != 4 || pk->dim(0) != B || pk->dim(1) != N || pk->dim(3) != dh ||
@@ -340,8 +340,8 @@ class MultiHeadAttention final : public OpKernel {
     }
     const int64_t T = P + L;
     const std::vector<uint8_t> keep =
-        KeyMask(ctx, ctx.has_input(4) ? &ctx.input(4) : nullptr, B, S, T, "key_padding_mask");
-    const Tensor* ab = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+        KeyMask(ctx, ctx.optional_input(4), B, S, T, "key_padding_mask");
+    const Tensor* ab = ctx.optional_input(5);
     const float scale = scale_ != 0.f ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
     Tensor& out = ctx.allocate_output(0, DataType::kFloat, {B, S, N * dv});
     const HeadGeometry g{B, N, S, T, P, dh, dv};

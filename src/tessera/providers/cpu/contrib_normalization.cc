@@ -34,9 +34,9 @@ class SkipNormalization final : public OpKernel {
     const Tensor& gamma = ctx.input(2);
     // SkipLayerNormalization: beta at 3, bias at 4; the simplified form has
     // no beta and its bias at 3.
-    const Tensor* beta = !kSimplified && ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* beta = kSimplified ? nullptr : ctx.optional_input(3);
     const size_t bias_index = kSimplified ? 3 : 4;
-    const Tensor* bias = ctx.has_input(bias_index) ? &ctx.input(bias_index) : nullptr;
+    const Tensor* bias = ctx.optional_input(bias_index);
     if (x.rank() < 1) ctx.Fail("input must have rank >= 1, got a scalar");
     const int64_t d = x.shape().back();
     for (const Tensor* t : {&skip, &gamma, beta, bias})
@@ -223,14 +223,14 @@ class EmbedLayerNormalization final : public OpKernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& ids = ctx.input(0);
-    const Tensor* seg_ids = ctx.has_input(1) ? &ctx.input(1) : nullptr;
+    const Tensor* seg_ids = ctx.optional_input(1);
     const Tensor& word = ctx.input(2);
     const Tensor& pos = ctx.input(3);
-    const Tensor* seg = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* seg = ctx.optional_input(4);
     const Tensor& gamma = ctx.input(5);
     const Tensor& beta = ctx.input(6);
-    const Tensor* mask = ctx.has_input(7) ? &ctx.input(7) : nullptr;
-    const Tensor* pos_ids = ctx.has_input(8) ? &ctx.input(8) : nullptr;
+    const Tensor* mask = ctx.optional_input(7);
+    const Tensor* pos_ids = ctx.optional_input(8);
     if (ids.dtype() != DataType::kInt32 || ids.rank() != 2) ctx.Fail("input_ids must be int32 (batch, sequence), got ", ids.Describe());
     const int64_t B = ids.dim(0), S = ids.dim(1);
     if (word.rank() != 2 || word.dtype() != DataType::kFloat)

@@ -50,6 +50,22 @@ void DirectChannel2D(const ConvGeom& g, const F* x, const F* w, F* y) {
   }
 }
 
+// Both passes work per image and group, on chunks of columns: calls
+// fn(xg, wg, yg, j0, j1) with the group's slices of X, W (w_per_group
+// values a group) and Y, for [j0, j1) over [0, extent) in steps of chunk.
+template <typename F, typename Fn>
+void ForEachGroupChunk(const ConvGeom& g, const F* x, const F* w, F* y, int64_t w_per_group, int64_t extent,
+                       int64_t chunk, Fn&& fn) {
+  const int64_t cg = g.c / g.group, mg = g.m / g.group, in_size = g.in_size(), out_size = g.out_size();
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      const F* xg = x + (n * g.c + gi * cg) * in_size;
+      const F* wg = w + gi * w_per_group;
+      F* yg = y + (n * g.m + gi * mg) * out_size;
+      for (int64_t j0 = 0; j0 < extent; j0 += chunk) fn(xg, wg, yg, j0, std::min(extent, j0 + chunk));
+    }
+}
+
 // Adds the bias and runs the epilogue on each output channel row, one pass
 // over the output; rows are disjoint, so they split across threads.
 template <typename F>
@@ -92,24 +108,19 @@ void ConvForward(ConvGeom g, const F* x, const F* w, const F* bias, F* y, Thread
       pointwise = pointwise && g.kernel[d] == 1 && g.stride[d] == 1 && g.pad[d] == 0 && g.out[d] == g.in[d];
     int64_t chunk = pointwise ? out_size : std::clamp<int64_t>(kColBudget / std::max<int64_t>(rows, 1), 1, out_size);
     std::vector<F> col(pointwise ? 0 : static_cast<size_t>(rows * chunk));
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t gi = 0; gi < g.group; ++gi) {
-        const F* xg = x + (n * g.c + gi * cg) * in_size;
-        const F* wg = w + gi * mg * rows;
-        F* yg = y + (n * g.m + gi * mg) * out_size;
-        for (int64_t j0 = 0; j0 < out_size; j0 += chunk) {
-          int64_t j1 = std::min(out_size, j0 + chunk), len = j1 - j0;
-          if (pointwise) {
-            GemmAny<F>(false, false, mg, out_size, cg, wg, cg, xg, in_size, yg, out_size, false);
-            continue;
-          }
-          ParallelFor(pool, rows, 16, [&](int64_t r0, int64_t r1) {
-            Im2Col(g, xg, r0, r1, j0, j1, col.data() + (r0 * len));
-          });
-          GemmAny<F>(false, false, mg, len, rows, wg, std::max<int64_t>(rows, 1), col.data(), len, yg + j0, out_size,
-                     false);
-        }
+    auto chunk_product = [&](const F* xg, const F* wg, F* yg, int64_t j0, int64_t j1) {
+      const int64_t len = j1 - j0;
+      if (pointwise) {
+        GemmAny<F>(false, false, mg, out_size, cg, wg, cg, xg, in_size, yg, out_size, false);
+        return;
       }
+      ParallelFor(pool, rows, 16, [&](int64_t r0, int64_t r1) {
+        Im2Col(g, xg, r0, r1, j0, j1, col.data() + (r0 * len));
+      });
+      GemmAny<F>(false, false, mg, len, rows, wg, std::max<int64_t>(rows, 1), col.data(), len, yg + j0, out_size,
+                 false);
+    };
+    ForEachGroupChunk(g, x, w, y, mg * rows, out_size, chunk, chunk_product);
   }
   BiasAndEpilogue(g, out_size, bias, post, y, pool);
 }
@@ -133,21 +144,16 @@ void ConvTransposeForward(ConvGeom g, const F* x, const F* w, const F* bias, F* 
   if (in_size > 0 && rows > 0) {
     int64_t chunk = std::clamp<int64_t>(kColBudget / std::max<int64_t>(rows, 1), 1, in_size);
     std::vector<F> col(static_cast<size_t>(rows * chunk));
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t gi = 0; gi < g.group; ++gi) {
-        const F* xg = x + (n * g.c + gi * cg) * in_size;
-        const F* wg = w + gi * cg * rows;
-        F* yg = y + (n * g.m + gi * mg) * out_size;
-        for (int64_t j0 = 0; j0 < in_size; j0 += chunk) {
-          int64_t j1 = std::min(in_size, j0 + chunk), len = j1 - j0;
-          // col[rows, len] = W_g^T [rows, cg] * X_g[cg, j0:j1]
-          GemmAny<F>(true, false, rows, len, cg, wg, rows, xg + j0, in_size, col.data(), len, false);
-          // Output channels are disjoint per thread.
-          ParallelFor(pool, mg, 1, [&](int64_t m0, int64_t m1) {
-            Col2Im(g, col.data() + m0 * ksize * len, m0 * ksize, m1 * ksize, j0, j1, yg);
-          });
-        }
-      }
+    auto chunk_product = [&](const F* xg, const F* wg, F* yg, int64_t j0, int64_t j1) {
+      const int64_t len = j1 - j0;
+      // col[rows, len] = W_g^T [rows, cg] * X_g[cg, j0:j1]
+      GemmAny<F>(true, false, rows, len, cg, wg, rows, xg + j0, in_size, col.data(), len, false);
+      // Output channels are disjoint per thread.
+      ParallelFor(pool, mg, 1, [&](int64_t m0, int64_t m1) {
+        Col2Im(g, col.data() + m0 * ksize * len, m0 * ksize, m1 * ksize, j0, j1, yg);
+      });
+    };
+    ForEachGroupChunk(g, x, w, y, cg * rows, in_size, chunk, chunk_product);
   }
   BiasAndEpilogue(g, out_size, bias, post, y, pool);
 }
@@ -162,7 +168,7 @@ class FloatConv final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
-    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* b = ctx.optional_input(2);
     CheckSameType(x, w, "W", ctx);
     ConvGeom g = kTranspose ? ResolveConvTranspose(a_, x.shape(), w.shape(), ctx)
                             : ResolveConv(a_, x.shape(), w.shape(), ctx);

@@ -13,6 +13,7 @@
 #include "tessera/providers/cpu/conv_impl.h"
 #include "tessera/providers/cpu/families.h"
 #include "tessera/providers/cpu/int8_conv.h"
+#include "tessera/providers/cpu/quantized_operands.h"
 
 namespace tessera::cpu {
 
@@ -112,7 +113,7 @@ bool RunInt8Conv(KernelContext& ctx, const ConvGeom& g, const Tensor& x, const T
                  const Int8Requant* requant = nullptr) {
   if (g.nsp() != 2 || !IsQ8(x.dtype())) return false;
   std::shared_ptr<const Int8ConvWeights> w = constant;
-  if (!w) w = PackInt8Weights(ctx.input(w_input), ctx.has_input(zp_input) ? &ctx.input(zp_input) : nullptr, g.group);
+  if (!w) w = PackInt8Weights(ctx.input(w_input), ctx.optional_input(zp_input), g.group);
   if (!w) return false;
   if (xz && (xz->dtype() != x.dtype() || xz->numel() != 1)) return false;  // the reference path says why
   Conv2DShape s;
@@ -134,7 +135,7 @@ class ConvInteger final : public OpKernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const Tensor* xz = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* xz = ctx.optional_input(2);
     if (packed_) {
       ConvGeom g = ResolveConv(a_, x.shape(), w_shape_, ctx);
       Tensor& y = ctx.allocate_output(0, DataType::kInt32, OutputShape(g));
@@ -144,7 +145,7 @@ class ConvInteger final : public OpKernel {
       return;
     }
     const Tensor& w = ctx.input(1);
-    const Tensor* wz = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* wz = ctx.optional_input(3);
     ConvGeom g = ResolveConv(a_, x.shape(), w.shape(), ctx);
     Tensor& y = ctx.allocate_output(0, DataType::kInt32, OutputShape(g));
     if (RunInt8Conv(ctx, g, x, xz, nullptr, 1, 3, y.data<int32_t>())) return;
@@ -176,13 +177,8 @@ class QLinearConv final : public OpKernel {
   bool ReadsInput(size_t i) const override { return packed_ == nullptr || (i != 3 && i != 5); }
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& x_scale = ctx.input(1);
-    const Tensor* xz = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const Tensor& w_scale = ctx.input(4);
-    const Tensor& y_scale = ctx.input(6);
-    const Tensor* yz = ctx.has_input(7) ? &ctx.input(7) : nullptr;
-    const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
+    const auto [x, x_scale, xz, w_scale, y_scale, yz] = ReadQLinearOperands(ctx);
+    const Tensor* b = ctx.optional_input(8);
     ConvGeom g = ResolveConv(a_, x.shape(), packed_ ? w_shape_ : ctx.input(3).shape(), ctx);
     if (x_scale.numel() != 1) ctx.Fail("x_scale must be a scalar, got ", x_scale.Describe());
     if (y_scale.numel() != 1) ctx.Fail("y_scale must be a scalar, got ", y_scale.Describe());
@@ -223,7 +219,7 @@ class QLinearConv final : public OpKernel {
     // The reference: the sums in double.
     const Tensor& w = ctx.input(3);
     std::vector<double> xd, wd;
-    CenterQuantized(x, xz, w, ctx.has_input(5) ? &ctx.input(5) : nullptr, g.m, xd, wd, ctx);
+    CenterQuantized(x, xz, w, ctx.optional_input(5), g.m, xd, wd, ctx);
     std::vector<double> acc(static_cast<size_t>(y.numel()));
     ConvForward<double>(g, xd.data(), wd.data(), nullptr, acc.data(), ctx.thread_pool());
     const int64_t out_size = g.out_size();

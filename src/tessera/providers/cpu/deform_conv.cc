@@ -110,8 +110,8 @@ class DeformConv final : public OpKernel {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
     const Tensor& offset = ctx.input(2);
-    const Tensor* b = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    const Tensor* mask = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* b = ctx.optional_input(3);
+    const Tensor* mask = ctx.optional_input(4);
     CheckSameType(x, w, "W", ctx);
     CheckSameType(x, offset, "offset", ctx);
     ConvGeom g = ResolveConv(a_, x.shape(), w.shape(), ctx);

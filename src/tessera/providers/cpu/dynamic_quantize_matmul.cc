@@ -67,7 +67,7 @@ class DynamicQuantizeMatMul final : public Int8BKernel<1, 3> {
                ctx.input(1).Describe());
     const int64_t n = b->shape[1];
     const Tensor& b_scale = ctx.input(2);
-    const Tensor* bias = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* bias = ctx.optional_input(4);
     CheckScaleAndBias(ctx, b_scale, bias, n);
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
     if (y.numel() == 0) return;
@@ -95,7 +95,7 @@ class MatMulIntegerToFloat final : public Int8BKernel<1, 5> {
     const Tensor& a = ctx.input(0);
     if (a.dtype() != DataType::kInt8 && a.dtype() != DataType::kUInt8)
       ctx.Fail("A must be int8 or uint8, got ", a.Describe());
-    const Tensor* az = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* az = ctx.optional_input(4);
     if (az && (az->dtype() != a.dtype() || az->numel() != 1))
       ctx.Fail("a_zero_point must be one value of A's type, got ", az->Describe());
     const auto b = OperandB(ctx);
@@ -107,7 +107,7 @@ class MatMulIntegerToFloat final : public Int8BKernel<1, 5> {
     const Tensor& b_scale = ctx.input(3);
     if (a_scale.dtype() != DataType::kFloat || a_scale.numel() != 1)
       ctx.Fail("a_scale must be one float (per-tensor A), got ", a_scale.Describe());
-    const Tensor* bias = ctx.has_input(6) ? &ctx.input(6) : nullptr;
+    const Tensor* bias = ctx.optional_input(6);
     CheckScaleAndBias(ctx, b_scale, bias, n);
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
     if (y.numel() == 0) return;

@@ -147,6 +147,13 @@ void CheckSameType(const Tensor& a, const Tensor& b, const KernelContext& ctx) {
     ctx.Fail("inputs have different element types ", DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
 }
 
+// Output 0 of a's type, the numpy broadcast of a and b (for the ops that
+// have no legacy broadcast attributes).
+Tensor& AllocateBroadcastOutputOf(KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  Shape shape = a.shape() == b.shape() ? a.shape() : BroadcastShapes({a.shape(), b.shape()}, ctx);
+  return ctx.allocate_output(0, a.dtype(), shape);
+}
+
 // Add / Sub / Mul / Div: numpy broadcasting (opset 7+) or the legacy
 // broadcast/axis attributes (opsets 1-6).
 template <typename F, bool kCheckDivisor>
@@ -179,8 +186,7 @@ class Mod final : public OpKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     CheckSameType(a, b, ctx);
-    Shape shape = a.shape() == b.shape() ? a.shape() : BroadcastShapes({a.shape(), b.shape()}, ctx);
-    Tensor& out = ctx.allocate_output(0, a.dtype(), shape);
+    Tensor& out = AllocateBroadcastOutputOf(ctx, a, b);
     bool fmod = fmod_;
     DispatchNumeric(a.dtype(), ctx, [&]<typename T>() {
       if (out.numel() > 0) CheckNoZeroDivisor<T>(b, ctx);
@@ -376,8 +382,7 @@ class BitShift final : public OpKernel {
     const Tensor& b = ctx.input(1);
     CheckSameType(a, b, ctx);
     if (!IsUnsignedInteger(a.dtype())) ctx.Fail("BitShift needs unsigned integers, got ", DataTypeName(a.dtype()));
-    Shape shape = a.shape() == b.shape() ? a.shape() : BroadcastShapes({a.shape(), b.shape()}, ctx);
-    Tensor& out = ctx.allocate_output(0, a.dtype(), shape);
+    Tensor& out = AllocateBroadcastOutputOf(ctx, a, b);
     bool left = left_;
     DispatchInt(a.dtype(), ctx, [&]<typename T>() {
       if constexpr (std::is_unsigned_v<T>) {
@@ -406,8 +411,7 @@ class Bitwise final : public OpKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     CheckSameType(a, b, ctx);
-    Shape shape = a.shape() == b.shape() ? a.shape() : BroadcastShapes({a.shape(), b.shape()}, ctx);
-    Tensor& out = ctx.allocate_output(0, a.dtype(), shape);
+    Tensor& out = AllocateBroadcastOutputOf(ctx, a, b);
     DispatchInt(a.dtype(), ctx, [&]<typename T>() {
       BinaryLoop<T, T, T>(a, b, out, ctx.thread_pool(), [](T x, T y) { return F{}(x, y); });
     });

@@ -138,7 +138,7 @@ class FusedMatMul final : public OpKernel {
     const Shape& b_shape = b ? b->shape() : b_shape_;
     Shape bs = trans_b_ ? SwapLastTwo(b_shape, ctx, "B") : b_shape;
     MatMulPlan p = PlanMatMul(as, bs, ctx);
-    const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* bias = ctx.optional_input(2);
     if (bias) {
       if (bias->dtype() != a.dtype())
         ctx.Fail("bias has element type ", DataTypeName(bias->dtype()), ", expected ", DataTypeName(a.dtype()));
@@ -280,8 +280,8 @@ class SkipLayerNormalization final : public OpKernel {
     const Tensor& x = ctx.input(0);
     const Tensor& skip = ctx.input(1);
     const Tensor& gamma = ctx.input(2);
-    const Tensor* beta = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    const Tensor* bias = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* beta = ctx.optional_input(3);
+    const Tensor* bias = ctx.optional_input(4);
     if (x.rank() == 0) ctx.Fail("X must have rank >= 1");
     if (skip.shape() != x.shape())
       ctx.Fail("Skip of shape ", ShapeToString(skip.shape()), " must have X's shape ", ShapeToString(x.shape()));

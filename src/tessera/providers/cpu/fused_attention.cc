@@ -28,7 +28,7 @@ class FusedAttention final : public OpKernel {
     const Tensor& q = ctx.input(0);
     const Tensor& kt = ctx.input(1);
     const Tensor& v = ctx.input(2);
-    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* mask = ctx.optional_input(3);
     if (q.rank() < 2 || kt.rank() != q.rank() || v.rank() != q.rank())
       ctx.Fail("Q, KT and V must have the same rank >= 2, got ", q.Describe(), ", ", kt.Describe(), ", ",
                v.Describe());

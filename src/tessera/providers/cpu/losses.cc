@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/cpu/families.h"
@@ -50,15 +51,33 @@ LossGeometry CheckShapes(const KernelContext& ctx, const Tensor& scores, const T
   return g;
 }
 
+// Inputs 0-2 of both losses: the scores, the class targets and the
+// optional per-class weights, checked against each other.
+struct LossInputs {
+  const Tensor& scores;
+  const Tensor& target;
+  const Tensor* weight;
+  LossGeometry g;
+};
+
+LossInputs ReadInputs(const KernelContext& ctx) {
+  const Tensor& scores = ctx.input(0);
+  const Tensor& target = ctx.input(1);
+  const Tensor* weight = ctx.optional_input(2);
+  return {scores, target, weight, CheckShapes(ctx, scores, target, weight)};
+}
+
 // The shared tail: gathers -logp[n, t, d] * w[t], then reduces into output 0.
 // logp(n, c, d) yields the log-probability as double.
 template <typename T, typename LogP>
-void NllCore(KernelContext& ctx, const LossGeometry& g, const Tensor& target, const Tensor* weight,
-             std::optional<int64_t> ignore_index, LossReduction reduction, LogP&& logp) {
+void NllCore(KernelContext& ctx, const LossInputs& in, std::optional<int64_t> ignore_index, LossReduction reduction,
+             LogP&& logp) {
+  const LossGeometry& g = in.g;
+  const Tensor& target = in.target;
   int64_t count = g.n * g.d;
   std::vector<double> loss(static_cast<size_t>(count));
   double weight_sum = 0;
-  const T* w = weight ? weight->data<T>() : nullptr;
+  const T* w = in.weight ? in.weight->data<T>() : nullptr;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t d = 0; d < g.d; ++d) {
       int64_t i = n * g.d + d;
@@ -94,6 +113,12 @@ class ClassLossKernel : public OpKernel {
   }
 
  protected:
+  template <typename T, typename LogP>
+  void Reduce(KernelContext& ctx, const LossInputs& in, LogP&& logp) const {
+    NllCore<T>(ctx, in, ignore_index_, reduction_, std::forward<LogP>(logp));
+  }
+
+ private:
   LossReduction reduction_;
   std::optional<int64_t> ignore_index_;
 };
@@ -103,14 +128,11 @@ class NegativeLogLikelihoodLoss final : public ClassLossKernel {
   using ClassLossKernel::ClassLossKernel;
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& input = ctx.input(0);
-    const Tensor& target = ctx.input(1);
-    const Tensor* weight = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    LossGeometry g = CheckShapes(ctx, input, target, weight);
-    DispatchFloat(input.dtype(), ctx, [&]<typename T>() {
-      const T* x = input.data<T>();
-      NllCore<T>(ctx, g, target, weight, ignore_index_, reduction_, [&](int64_t n, int64_t c, int64_t d) {
-        return static_cast<double>(Load(x[(n * g.c + c) * g.d + d]));
+    const LossInputs in = ReadInputs(ctx);
+    DispatchFloat(in.scores.dtype(), ctx, [&]<typename T>() {
+      const T* x = in.scores.data<T>();
+      Reduce<T>(ctx, in, [&](int64_t n, int64_t c, int64_t d) {
+        return static_cast<double>(Load(x[(n * in.g.c + c) * in.g.d + d]));
       });
     });
   }
@@ -121,10 +143,9 @@ class SoftmaxCrossEntropyLoss final : public ClassLossKernel {
   using ClassLossKernel::ClassLossKernel;
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& scores = ctx.input(0);
-    const Tensor& labels = ctx.input(1);
-    const Tensor* weight = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    LossGeometry g = CheckShapes(ctx, scores, labels, weight);
+    const LossInputs in = ReadInputs(ctx);
+    const Tensor& scores = in.scores;
+    const LossGeometry& g = in.g;
     DispatchFloat(scores.dtype(), ctx, [&]<typename T>() {
       const T* x = scores.data<T>();
       // log_softmax over the class axis, kept in double.
@@ -141,8 +162,7 @@ class SoftmaxCrossEntropyLoss final : public ClassLossKernel {
             lp[base + c * g.d] = static_cast<double>(Load(x[base + c * g.d])) - lse;
         }
       }
-      NllCore<T>(ctx, g, labels, weight, ignore_index_, reduction_,
-                 [&](int64_t n, int64_t c, int64_t d) { return lp[(n * g.c + c) * g.d + d]; });
+      Reduce<T>(ctx, in, [&](int64_t n, int64_t c, int64_t d) { return lp[(n * g.c + c) * g.d + d]; });
       if (ctx.output_requested(1)) {
         Tensor& out = ctx.allocate_output(1, scores.dtype(), scores.shape());
         T* o = out.data<T>();

@@ -158,7 +158,7 @@ class Gemm final : public OpKernel {
     const GemmDims dims = ResolveGemm(ctx, a.shape(), b_shape, trans_a_, trans_b_, a.Describe(),
                                       b ? b->Describe() : b_describe_);
     const int64_t m = dims.m, k = dims.k, n = dims.n;
-    const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* c = ctx.optional_input(2);
     // Unidirectional broadcast of C to [M, N]: offsets by row and column stride.
     int64_t c_rs = 0, c_cs = 0;
     if (c) {

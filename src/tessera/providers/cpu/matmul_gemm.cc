@@ -120,6 +120,20 @@ void PooledGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
   });
 }
 
+// GemmF32 and GemmF64: empty and K = 0 products, shapes BLAS's int
+// arguments cannot hold, then the pooled BLAS call.
+template <typename T>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    ScaleOrZero(m, n, beta, c, ldc);
+    return;
+  }
+  if (!FitsBlas(m, n, k, lda, ldb, ldc)) return GemmFallback(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  PooledGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 }  // namespace
 
 void GemmPackedF32(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedB& b, float beta,
@@ -148,24 +162,12 @@ void GemmPackedF32(bool trans_a, int64_t m, float alpha, const float* a, int64_t
 
 void GemmF32(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    ScaleOrZero(m, n, beta, c, ldc);
-    return;
-  }
-  if (!FitsBlas(m, n, k, lda, ldb, ldc)) return GemmFallback(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  PooledGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void GemmF64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
              const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    ScaleOrZero(m, n, beta, c, ldc);
-    return;
-  }
-  if (!FitsBlas(m, n, k, lda, ldb, ldc)) return GemmFallback(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  PooledGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace tessera::cpu

@@ -92,7 +92,7 @@ class MatMulNBits final : public OpKernel {
     std::vector<float> scale_run, zero_run;
     if (scale_.empty()) {
       scale_run = ToFloats(scales);
-      zero_run = ZeroPoints(ctx.has_input(3) ? &ctx.input(3) : nullptr, a.dtype(),
+      zero_run = ZeroPoints(ctx.optional_input(3), a.dtype(),
                             [&](auto&&... m) { ctx.Fail(m...); });
     }
     const std::vector<float>& scale = scale_.empty() ? scale_run : scale_;

@@ -24,6 +24,18 @@ bool IsFloatType(DataType t) {
   return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16;
 }
 
+// Output 0, of x's type and shape, with y[i] = fn(i, x[i]); fn is generic
+// over the numeric element type.
+template <typename Fn>
+void MapElements(KernelContext& ctx, const Tensor& x, Fn&& fn) {
+  Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+  DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = fn(i, in[i]);
+  });
+}
+
 // Hash key of a numeric element: the integer value for integer types, the bit
 // pattern of the value as a double for float types (all NaNs alike).
 int64_t NumericKey(double v) {
@@ -276,15 +288,9 @@ class Binarizer final : public OpKernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
-    DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      const T* in = x.data<T>();
-      T* out = y.data<T>();
-      using C = typename cpu::Compute<T>::type;
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        double v = static_cast<double>(Load(in[i]));
-        out[i] = StoreAs<T>(static_cast<C>(v > threshold_ ? 1 : 0));
-      }
+    MapElements(ctx, x, [&]<typename T>(int64_t, T v) {
+      const bool above = static_cast<double>(Load(v)) > threshold_;
+      return StoreAs<T>(static_cast<typename cpu::Compute<T>::type>(above ? 1 : 0));
     });
   }
 
@@ -392,22 +398,16 @@ class Imputer final : public OpKernel {
     size_t nimp = is_float ? imputed_f_.size() : imputed_i_.size();
     if (nimp != 1 && static_cast<int64_t>(nimp) != f)
       ctx.Fail("the imputed values have ", nimp, " entries; X has ", f, " features");
-    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
-    DispatchNumeric(x.dtype(), ctx, [&]<typename T>() {
-      const T* in = x.data<T>();
-      T* out = y.data<T>();
+    MapElements(ctx, x, [&]<typename T>(int64_t i, T in) -> T {
       using C = typename cpu::Compute<T>::type;
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        size_t j = nimp == 1 ? 0 : static_cast<size_t>(i % f);
-        if (is_float) {
-          double v = static_cast<double>(Load(in[i]));
-          bool hit = std::isnan(replaced_f_) ? std::isnan(v) : v == static_cast<double>(replaced_f_);
-          out[i] = hit ? StoreAs<T>(static_cast<C>(imputed_f_[j])) : in[i];
-        } else {
-          int64_t v = static_cast<int64_t>(Load(in[i]));
-          out[i] = v == replaced_i_ ? StoreAs<T>(static_cast<C>(imputed_i_[j])) : in[i];
-        }
+      size_t j = nimp == 1 ? 0 : static_cast<size_t>(i % f);
+      if (is_float) {
+        double v = static_cast<double>(Load(in));
+        bool hit = std::isnan(replaced_f_) ? std::isnan(v) : v == static_cast<double>(replaced_f_);
+        return hit ? StoreAs<T>(static_cast<C>(imputed_f_[j])) : in;
       }
+      int64_t v = static_cast<int64_t>(Load(in));
+      return v == replaced_i_ ? StoreAs<T>(static_cast<C>(imputed_i_[j])) : in;
     });
   }
 

@@ -165,6 +165,16 @@ inline void RowsCols(const Tensor& x, const KernelContext& ctx, int64_t* rows, i
   }
 }
 
+// X ([N, C] or [C]) as doubles for a model of exactly `features` columns;
+// `expecter` ("the model expects") finishes the error. Sets *rows.
+inline std::vector<double> ReadFeatureRows(const Tensor& x, const KernelContext& ctx, int64_t features,
+                                           const char* expecter, int64_t* rows) {
+  int64_t cols;
+  RowsCols(x, ctx, rows, &cols);
+  if (cols != features) ctx.Fail("X has ", cols, " features, ", expecter, " ", features);
+  return ReadAsDouble(x, ctx);
+}
+
 // Class labels: classlabels_ints / classlabels_int64s or classlabels_strings.
 struct ClassLabels {
   bool strings = false;

@@ -100,16 +100,14 @@ class LinearRegressor final : public OpKernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    int64_t rows, cols;
-    RowsCols(x, ctx, &rows, &cols);
-    if (cols != features_) ctx.Fail("X has ", cols, " features, the coefficients expect ", features_);
-    std::vector<double> xv = ReadAsDouble(x, ctx);
+    int64_t rows;
+    std::vector<double> xv = ReadFeatureRows(x, ctx, features_, "the coefficients expect", &rows);
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, Shape{rows, targets_});
     float* ys = y.data<float>();
     ParallelFor(ctx.thread_pool(), rows, 64, [&](int64_t b, int64_t e) {
       std::vector<double> s(static_cast<size_t>(targets_));
       for (int64_t r = b; r < e; ++r) {
-        const double* xr = xv.data() + r * cols;
+        const double* xr = xv.data() + r * features_;
         LinearScores(xr, coef_, intercepts_, targets_, features_, s.data());
         ApplyPostTransform(post_, s.data(), targets_);
         for (int64_t t = 0; t < targets_; ++t) ys[r * targets_ + t] = static_cast<float>(s[static_cast<size_t>(t)]);
@@ -262,10 +260,8 @@ class SVMClassifier final : public OpKernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    int64_t rows, cols;
-    RowsCols(x, ctx, &rows, &cols);
-    if (cols != features_) ctx.Fail("X has ", cols, " features, the model expects ", features_);
-    std::vector<double> xv = ReadAsDouble(x, ctx);
+    int64_t rows;
+    std::vector<double> xv = ReadFeatureRows(x, ctx, features_, "the model expects", &rows);
     bool proba = svc_ && !prob_a_.empty();
     int64_t pairs = classes_ * (classes_ - 1) / 2;
     int64_t nscores = (svc_ && !proba) ? (classes_ == 2 ? 2 : pairs) : classes_;
@@ -278,7 +274,7 @@ class SVMClassifier final : public OpKernel {
       std::vector<int64_t> votes(static_cast<size_t>(classes_));
       std::vector<double> r(static_cast<size_t>(classes_ * classes_));
       for (int64_t row = b; row < e; ++row) {
-        const double* xr = xv.data() + row * cols;
+        const double* xr = xv.data() + row * features_;
         int64_t label = 0;
         if (!svc_) {
           for (int64_t c = 0; c < classes_; ++c) s[static_cast<size_t>(c)] = kernel_(xr, coef_.data() + c * features_, features_) + rho_[0];
@@ -375,15 +371,13 @@ class SVMRegressor final : public OpKernel {
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    int64_t rows, cols;
-    RowsCols(x, ctx, &rows, &cols);
-    if (cols != features_) ctx.Fail("X has ", cols, " features, the model expects ", features_);
-    std::vector<double> xv = ReadAsDouble(x, ctx);
+    int64_t rows;
+    std::vector<double> xv = ReadFeatureRows(x, ctx, features_, "the model expects", &rows);
     Tensor& y = ctx.allocate_output(0, DataType::kFloat, Shape{rows, 1});
     float* ys = y.data<float>();
     ParallelFor(ctx.thread_pool(), rows, 16, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
-        const double* xr = xv.data() + r * cols;
+        const double* xr = xv.data() + r * features_;
         double s = rho_[0];
         if (n_supports_ > 0) {
           for (int64_t v = 0; v < n_supports_; ++v) s += coef_[static_cast<size_t>(v)] * kernel_(xr, sv_.data() + v * features_, features_);

@@ -103,6 +103,42 @@ ParamMap MakeParamMap(const Tensor& p, const Shape& xs, int64_t axis, const Kern
   return m;
 }
 
+// Runs run(p, x, y) on each of the `count` runs of `size` consecutive
+// values of x (run p starts at p * size) and the same run of y, typed as
+// x's float type; the runs split across threads, about `budget` values a
+// chunk.
+template <typename Run>
+void ForEachRun(KernelContext& ctx, const Tensor& x, Tensor& y, int64_t count, int64_t size, int64_t budget,
+                Run&& run) {
+  DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    const T* xd = x.data<T>();
+    T* yd = y.data<T>();
+    ParallelFor(ctx.thread_pool(), count, std::max<int64_t>(1, budget / std::max<int64_t>(size, 1)),
+                [&](int64_t lo, int64_t hi) {
+                  for (int64_t p = lo; p < hi; ++p) run(p, xd + p * size, yd + p * size);
+                });
+  });
+}
+
+// Runs line(x, y, len, stride) on each line of x along `axis` (len values
+// `stride` apart) and the same line of y, typed as x's float type; the
+// lines split across threads, `grain` at a time.
+template <typename Line>
+void ForEachAxisLine(KernelContext& ctx, const Tensor& x, Tensor& y, int64_t axis, int64_t grain, Line&& line) {
+  const int64_t outer = SizeToDim(x.shape(), static_cast<size_t>(axis)), len = x.dim(axis);
+  const int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
+  DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    const T* xd = x.data<T>();
+    T* yd = y.data<T>();
+    ParallelFor(ctx.thread_pool(), outer * inner, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t q = lo; q < hi; ++q) {
+        const int64_t base = q / inner * len * inner + q % inner;
+        line(xd + base, yd + base, len, inner);
+      }
+    });
+  });
+}
+
 // Mean and biased variance of x[0, n) in double, by two passes; both 0 when
 // n == 0.
 template <typename T>
@@ -192,27 +228,18 @@ class BatchNormalization final : public OpKernel {
       b[i] = bias[i] - um[i] * a[i];
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
-    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    ForEachRun(ctx, x, y, N * C, S, 16384, [&]<typename T>(int64_t p, const T* xp, T* yp) {
       using CT = typename cpu::Compute<T>::type;
-      const T* xd = x.data<T>();
-      T* yd = y.data<T>();
-      ParallelFor(ctx.thread_pool(), N * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(S, 1)),
-                  [&](int64_t lo, int64_t hi) {
-                    for (int64_t p = lo; p < hi; ++p) {
-                      int64_t c = p % C;
-                      const T* xp = xd + p * S;
-                      T* yp = yd + p * S;
-                      if (ps == 1) {
-                        CT ca = static_cast<CT>(a[static_cast<size_t>(c)]), cb = static_cast<CT>(b[static_cast<size_t>(c)]);
-                        for (int64_t s = 0; s < S; ++s) yp[s] = StoreAs<T>(Load(xp[s]) * ca + cb);
-                      } else {
-                        for (int64_t s = 0; s < S; ++s) {
-                          size_t i = static_cast<size_t>(c * S + s);
-                          yp[s] = StoreAs<T>(static_cast<CT>(static_cast<double>(Load(xp[s])) * a[i] + b[i]));
-                        }
-                      }
-                    }
-                  });
+      int64_t c = p % C;
+      if (ps == 1) {
+        CT ca = static_cast<CT>(a[static_cast<size_t>(c)]), cb = static_cast<CT>(b[static_cast<size_t>(c)]);
+        for (int64_t s = 0; s < S; ++s) yp[s] = StoreAs<T>(Load(xp[s]) * ca + cb);
+      } else {
+        for (int64_t s = 0; s < S; ++s) {
+          size_t i = static_cast<size_t>(c * S + s);
+          yp[s] = StoreAs<T>(static_cast<CT>(static_cast<double>(Load(xp[s])) * a[i] + b[i]));
+        }
+      }
     });
     // Optional outputs.
     auto emit = [&](size_t i, const std::vector<double>& v, const Tensor& like) {
@@ -399,30 +426,21 @@ void GroupNorm(KernelContext& ctx, const Tensor& x, int64_t groups, bool per_gro
   if (static_cast<int64_t>(scale.size()) != want || static_cast<int64_t>(bias.size()) != want)
     ctx.Fail("scale and bias must have ", want, " elements, got ", scale.size(), " and ", bias.size());
   Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
-  DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+  const int64_t gs = cpg * S;
+  ForEachRun(ctx, x, y, N * groups, gs, 8192, [&]<typename T>(int64_t p, const T* xp, T* yp) {
     using CT = typename cpu::Compute<T>::type;
-    const T* xd = x.data<T>();
-    T* yd = y.data<T>();
-    int64_t gs = cpg * S;
-    ParallelFor(ctx.thread_pool(), N * groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(gs, 1)),
-                [&](int64_t lo, int64_t hi) {
-                  for (int64_t p = lo; p < hi; ++p) {
-                    int64_t g = p % groups;
-                    const T* xp = xd + p * gs;
-                    T* yp = yd + p * gs;
-                    double mean = 0, var = 0;
-                    MeanAndVariance(xp, gs, mean, var);
-                    double inv = 1.0 / std::sqrt(var + eps);
-                    for (int64_t k = 0; k < cpg; ++k) {
-                      size_t pi = static_cast<size_t>(per_group ? g : g * cpg + k);
-                      double a = scale[pi] * inv, b = bias[pi] - mean * a;
-                      for (int64_t s = 0; s < S; ++s) {
-                        int64_t i = k * S + s;
-                        yp[i] = StoreAs<T>(static_cast<CT>(static_cast<double>(Load(xp[i])) * a + b));
-                      }
-                    }
-                  }
-                });
+    int64_t g = p % groups;
+    double mean = 0, var = 0;
+    MeanAndVariance(xp, gs, mean, var);
+    double inv = 1.0 / std::sqrt(var + eps);
+    for (int64_t k = 0; k < cpg; ++k) {
+      size_t pi = static_cast<size_t>(per_group ? g : g * cpg + k);
+      double a = scale[pi] * inv, b = bias[pi] - mean * a;
+      for (int64_t s = 0; s < S; ++s) {
+        int64_t i = k * S + s;
+        yp[i] = StoreAs<T>(static_cast<CT>(static_cast<double>(Load(xp[i])) * a + b));
+      }
+    }
   });
 }
 
@@ -468,30 +486,23 @@ class LRN final : public OpKernel {
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     if (x.rank() < 2) ctx.Fail("X must have rank >= 2 (N, C, ...), got ", ShapeToString(x.shape()));
-    int64_t N = x.dim(0), C = x.dim(1), S = SizeFromDim(x.shape(), 2);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     int64_t lo_off = (size_ - 1) / 2, hi_off = size_ - 1 - lo_off;
-    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    // Each channel over the sum of squares of its window of channels.
+    ForEachAxisLine(ctx, x, y, 1, 16, [&]<typename T>(const T* xl, T* yl, int64_t channels, int64_t stride) {
       using CT = typename cpu::Compute<T>::type;
-      const T* xd = x.data<T>();
-      T* yd = y.data<T>();
-      ParallelFor(ctx.thread_pool(), N * C, 1, [&](int64_t lo, int64_t hi) {
-        for (int64_t p = lo; p < hi; ++p) {
-          int64_t n = p / C, c = p % C;
-          int64_t c0 = std::max<int64_t>(0, c - lo_off), c1 = std::min<int64_t>(C - 1, c + hi_off);
-          for (int64_t s = 0; s < S; ++s) {
-            double sum = 0;
-            for (int64_t k = c0; k <= c1; ++k) {
-              double v = static_cast<double>(Load(xd[(n * C + k) * S + s]));
-              sum += v * v;
-            }
-            double v = static_cast<double>(Load(xd[p * S + s]));
-            double den = std::pow(static_cast<double>(bias_) + static_cast<double>(alpha_) / static_cast<double>(size_) * sum,
-                                  static_cast<double>(beta_));
-            yd[p * S + s] = StoreAs<T>(static_cast<CT>(v / den));
-          }
+      for (int64_t c = 0; c < channels; ++c) {
+        int64_t c0 = std::max<int64_t>(0, c - lo_off), c1 = std::min<int64_t>(channels - 1, c + hi_off);
+        double sum = 0;
+        for (int64_t k = c0; k <= c1; ++k) {
+          double v = static_cast<double>(Load(xl[k * stride]));
+          sum += v * v;
         }
-      });
+        double v = static_cast<double>(Load(xl[c * stride]));
+        double den = std::pow(static_cast<double>(bias_) + static_cast<double>(alpha_) / static_cast<double>(size_) * sum,
+                              static_cast<double>(beta_));
+        yl[c * stride] = StoreAs<T>(static_cast<CT>(v / den));
+      }
     });
   }
 
@@ -512,29 +523,19 @@ class LpNormalization final : public OpKernel {
     const Tensor& x = ctx.input(0);
     if (x.rank() == 0) ctx.Fail("input must have rank >= 1");
     int64_t axis = NormalizeAxis(axis_, x.rank(), ctx);
-    int64_t outer = SizeToDim(x.shape(), static_cast<size_t>(axis)), len = x.dim(axis);
-    int64_t inner = SizeFromDim(x.shape(), static_cast<size_t>(axis) + 1);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
-    DispatchFloat(x.dtype(), ctx, [&]<typename T>() {
+    ForEachAxisLine(ctx, x, y, axis, 64, [&]<typename T>(const T* xl, T* yl, int64_t len, int64_t stride) {
       using CT = typename cpu::Compute<T>::type;
-      const T* xd = x.data<T>();
-      T* yd = y.data<T>();
-      ParallelFor(ctx.thread_pool(), outer * inner, 64, [&](int64_t lo, int64_t hi) {
-        for (int64_t q = lo; q < hi; ++q) {
-          int64_t o = q / inner, i = q % inner;
-          int64_t base = o * len * inner + i;
-          double norm = 0;
-          for (int64_t k = 0; k < len; ++k) {
-            double v = static_cast<double>(Load(xd[base + k * inner]));
-            norm += p_ == 1 ? std::abs(v) : v * v;
-          }
-          if (p_ == 2) norm = std::sqrt(norm);
-          for (int64_t k = 0; k < len; ++k) {
-            double v = static_cast<double>(Load(xd[base + k * inner]));
-            yd[base + k * inner] = StoreAs<T>(static_cast<CT>(norm == 0 ? 0.0 : v / norm));
-          }
-        }
-      });
+      double norm = 0;
+      for (int64_t k = 0; k < len; ++k) {
+        double v = static_cast<double>(Load(xl[k * stride]));
+        norm += p_ == 1 ? std::abs(v) : v * v;
+      }
+      if (p_ == 2) norm = std::sqrt(norm);
+      for (int64_t k = 0; k < len; ++k) {
+        double v = static_cast<double>(Load(xl[k * stride]));
+        yl[k * stride] = StoreAs<T>(static_cast<CT>(norm == 0 ? 0.0 : v / norm));
+      }
     });
   }
 

@@ -45,7 +45,7 @@ class QGemm final : public OpKernel {
       ctx.Fail("b_scale must be float with 1 or ", N, " values, got ", b_scale.Describe());
     const int32_t za = ctx.has_input(2) ? Zero(ctx, 2, a.dtype(), 1, "a_zero_point") [0] : 0;
     const std::vector<int32_t> zb = ctx.has_input(5) ? Zero(ctx, 5, b.dtype(), N, "b_zero_point") : std::vector<int32_t>{0};
-    const Tensor* c = ctx.has_input(6) ? &ctx.input(6) : nullptr;
+    const Tensor* c = ctx.optional_input(6);
     if (c && (c->dtype() != DataType::kInt32 || c->rank() > 2 ||
               (c->rank() == 2 && (c->dim(0) != 1 && c->dim(0) != M)) || (c->rank() >= 1 && c->shape().back() != 1 && c->shape().back() != N)))
       ctx.Fail("C must be int32 broadcasting to (", M, ", ", N, "), got ", c->Describe());

@@ -279,6 +279,22 @@ void DequantizePerTensor(ThreadPool* pool, const void* x, bool in_signed, int64_
 }
 
 
+// A type-valued attribute, read from opset `since` on: kUndefined when
+// absent or 0, else a known type that `allowed` accepts (`expected` words
+// the error).
+template <typename Allowed>
+DataType TypeAttr(const KernelInfo& info, const char* name, int64_t since, Allowed&& allowed, const char* expected) {
+  const int64_t v = info.opset() >= since ? info.attr_int(name, 0) : 0;
+  if (v == 0) return DataType::kUndefined;
+  if (!IsKnownDataType(static_cast<int32_t>(v)) || !allowed(static_cast<DataType>(v)))
+    info.Fail(name, " ", v, " ", expected);
+  return static_cast<DataType>(v);
+}
+
+bool IsFloatOrHalf(DataType t) {
+  return t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16;
+}
+
 // ---- QuantizeLinear -----------------------------------------------------------
 class QuantizeLinear final : public OpKernel {
  public:
@@ -287,26 +303,16 @@ class QuantizeLinear final : public OpKernel {
     saturate_ = opset_ >= 19 ? info.attr_int("saturate", 1) != 0 : true;
     block_size_ = opset_ >= 21 ? info.attr_int("block_size", 0) : 0;
     if (block_size_ < 0) info.Fail("block_size must be >= 0, got ", block_size_);
-    int64_t od = opset_ >= 21 ? info.attr_int("output_dtype", 0) : 0;
-    if (od != 0) {
-      if (!IsKnownDataType(static_cast<int32_t>(od)) || !IsQuantizedType(static_cast<DataType>(od)))
-        info.Fail("output_dtype ", od, " is not a quantized type QuantizeLinear supports");
-      output_dtype_ = static_cast<DataType>(od);
-    }
-    int64_t p = opset_ >= 23 ? info.attr_int("precision", 0) : 0;
-    if (p != 0) {
-      DataType pd = static_cast<DataType>(p);
-      if (!IsKnownDataType(static_cast<int32_t>(p)) ||
-          (pd != DataType::kFloat && pd != DataType::kFloat16 && pd != DataType::kBFloat16 && pd != DataType::kDouble))
-        info.Fail("precision ", p, " must be float, float16, bfloat16 or double");
-      precision_ = pd;
-    }
+    output_dtype_ =
+        TypeAttr(info, "output_dtype", 21, IsQuantizedType, "is not a quantized type QuantizeLinear supports");
+    precision_ = TypeAttr(info, "precision", 23, [](DataType t) { return IsFloatOrHalf(t) || t == DataType::kDouble; },
+                          "must be float, float16, bfloat16 or double");
   }
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
-    const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* zp = ctx.optional_input(2);
     const DataType xt = x.dtype();
     if (xt != DataType::kFloat && xt != DataType::kFloat16 && xt != DataType::kBFloat16 && xt != DataType::kInt32 &&
         xt != DataType::kDouble)
@@ -421,20 +427,13 @@ class DequantizeLinear final : public OpKernel {
     axis_ = opset_ >= 13 ? info.attr_int("axis", 1) : 1;
     block_size_ = opset_ >= 21 ? info.attr_int("block_size", 0) : 0;
     if (block_size_ < 0) info.Fail("block_size must be >= 0, got ", block_size_);
-    int64_t od = opset_ >= 23 ? info.attr_int("output_dtype", 0) : 0;
-    if (od != 0) {
-      DataType d = static_cast<DataType>(od);
-      if (!IsKnownDataType(static_cast<int32_t>(od)) ||
-          (d != DataType::kFloat && d != DataType::kFloat16 && d != DataType::kBFloat16))
-        info.Fail("output_dtype ", od, " must be float, float16 or bfloat16");
-      output_dtype_ = d;
-    }
+    output_dtype_ = TypeAttr(info, "output_dtype", 23, IsFloatOrHalf, "must be float, float16 or bfloat16");
   }
 
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
-    const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* zp = ctx.optional_input(2);
     const DataType xt = x.dtype();
     if (xt != DataType::kInt32 && !IsQuantizedType(xt))
       ctx.Fail("input type ", DataTypeName(xt), " is not a quantized type DequantizeLinear supports");

@@ -152,7 +152,7 @@ class MatMulInteger final : public Int8BKernel<1, 3> {
   void Compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     CheckQuantType(a, "A", false, ctx);
-    const Tensor* za = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* za = ctx.optional_input(2);
     if (auto b = OperandB(ctx)) {
       Tensor& y = ctx.allocate_output(0, DataType::kInt32, PlanMatMul(a.shape(), b->shape, ctx).out_shape);
       RunInt8Gemm(ctx, a, za, *b, y.shape(), y.data<int32_t>());
@@ -161,7 +161,7 @@ class MatMulInteger final : public Int8BKernel<1, 3> {
     const Tensor& b = ctx.input(1);
     CheckQuantType(b, "B", false, ctx);
     MatMulPlan p = PlanMatMul(a.shape(), b.shape(), ctx);
-    const Tensor* zb = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* zb = ctx.optional_input(3);
     std::vector<double> ad = Centered(a, za, true, "a_zero_point", ctx);
     std::vector<double> bd = Centered(b, zb, false, "b_zero_point", ctx);
     Tensor& y = ctx.allocate_output(0, DataType::kInt32, p.out_shape);
@@ -179,12 +179,8 @@ class QLinearMatMul final : public Int8BKernel<3, 5> {
   explicit QLinearMatMul(const KernelInfo& info) : Int8BKernel(info), allow_float8_(info.opset() >= 21) {}
 
   void Compute(KernelContext& ctx) const override {
-    const Tensor& a = ctx.input(0);
-    const Tensor& a_scale = ctx.input(1);
-    const Tensor* a_zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const Tensor& b_scale = ctx.input(4);
-    const Tensor& y_scale = ctx.input(6);
-    const Tensor* y_zp = ctx.has_input(7) ? &ctx.input(7) : nullptr;
+    const QLinearOperands in = ReadQLinearOperands(ctx);
+    const auto& [a, a_scale, a_zp, b_scale, y_scale, y_zp] = in;
     CheckQuantType(a, "a", allow_float8_, ctx);
     DataType yt = y_zp ? y_zp->dtype() : DataType::kUInt8;
     if (y_zp) CheckQuantType(*y_zp, "y_zero_point", allow_float8_, ctx);
@@ -194,10 +190,10 @@ class QLinearMatMul final : public Int8BKernel<3, 5> {
     if (y_scale.numel() != 1) ctx.Fail("y_scale must hold one value, got ", y_scale.Describe());
     if (y_zp && y_zp->numel() != 1) ctx.Fail("y_zero_point must hold one value, got ", y_zp->Describe());
     if (IsInt8(a.dtype()) && IsInt8(yt)) {
-      if (auto b = OperandB(ctx)) return ComputeInt8(ctx, a, a_zp, a_scale, *b, yt);
+      if (auto b = OperandB(ctx)) return ComputeInt8(ctx, in, *b, yt);
     }
     const Tensor& b = ctx.input(3);
-    const Tensor* b_zp = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    const Tensor* b_zp = ctx.optional_input(5);
     CheckQuantType(b, "b", allow_float8_, ctx);
     MatMulPlan p = PlanMatMul(a.shape(), b.shape(), ctx);
     std::vector<double> ad = Centered(a, a_zp, true, "a_zero_point", ctx);
@@ -231,11 +227,8 @@ class QLinearMatMul final : public Int8BKernel<3, 5> {
  private:
   // y = saturate(round(C * a_scale * b_scale / y_scale) + y_zero_point), C
   // from the int8 GEMM; the scales one per row of A and per column of B.
-  void ComputeInt8(KernelContext& ctx, const Tensor& a, const Tensor* a_zp, const Tensor& a_scale, const Int8B& b,
-                   DataType yt) const {
-    const Tensor& b_scale = ctx.input(4);
-    const Tensor& y_scale = ctx.input(6);
-    const Tensor* y_zp = ctx.has_input(7) ? &ctx.input(7) : nullptr;
+  void ComputeInt8(KernelContext& ctx, const QLinearOperands& in, const Int8B& b, DataType yt) const {
+    const auto& [a, a_scale, a_zp, b_scale, y_scale, y_zp] = in;
     const Shape out = PlanMatMul(a.shape(), b.shape, ctx).out_shape;
     const int64_t n = b.shape[1], rows = n > 0 ? SizeFromDim(out, 0) / n : 0;
     const auto c = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(rows * n));
@@ -337,7 +330,7 @@ void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const In
 std::optional<Int8B> Int8BOf(KernelContext& ctx, const std::shared_ptr<const Int8B>& constant, size_t b_input,
                              size_t zp_input) {
   if (constant) return *constant;
-  return PackInt8B(ctx.input(b_input), ctx.has_input(zp_input) ? &ctx.input(zp_input) : nullptr);
+  return PackInt8B(ctx.input(b_input), ctx.optional_input(zp_input));
 }
 
 std::vector<KernelRow> QuantizedMatMulKernels() {

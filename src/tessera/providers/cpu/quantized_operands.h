@@ -51,6 +51,21 @@ class Int8BKernel : public OpKernel {
   std::shared_ptr<const Int8B> packed_;
 };
 
+// The inputs of QLinearConv and QLinearMatMul but B (input 3) and its zero
+// point (input 5), which the int8 path may have packed at creation: the
+// layout the two ops share.
+struct QLinearOperands {
+  const Tensor& a;
+  const Tensor& a_scale;
+  const Tensor* a_zero;
+  const Tensor& b_scale;
+  const Tensor& y_scale;
+  const Tensor* y_zero;
+};
+inline QLinearOperands ReadQLinearOperands(const KernelContext& ctx) {
+  return {ctx.input(0), ctx.input(1), ctx.optional_input(2), ctx.input(4), ctx.input(6), ctx.optional_input(7)};
+}
+
 // C [rows, n] (int32) = (A - za)(B - zb) for A [..., M, K], into c (numpy
 // matmul's output shape `out`, rows * n values).
 void RunInt8Gemm(KernelContext& ctx, const Tensor& a, const Tensor* za, const Int8B& b, const Shape& out, int32_t* c);

@@ -350,7 +350,7 @@ class Stft final : public OpKernel {
     const int64_t batch = x.dim(0), len = x.dim(1);
     const int64_t step = ScalarInt(ctx.input(1), "frame_step", ctx);
     if (step < 1) ctx.Fail("frame_step must be positive, got ", step);
-    const Tensor* window = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* window = ctx.optional_input(2);
     if (window != nullptr) {
       if (window->rank() != 1) ctx.Fail("window must be 1-D, got shape ", ShapeToString(window->shape()));
       if (window->dtype() != x.dtype())

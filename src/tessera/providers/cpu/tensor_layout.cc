@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "tessera/providers/common/kernel_util.h"
 #include "tessera/providers/common/shape_rules.h"
@@ -38,20 +39,17 @@ void CopyBlocks(const Tensor& src, Tensor& dst, int64_t rows, int64_t len, int64
 // ---- Transpose ---------------------------------------------------------------
 class Transpose final : public OpKernel {
  public:
-  explicit Transpose(const KernelInfo& info) {
-    has_perm_ = info.has_attr("perm");
-    if (has_perm_) perm_ = info.attr_ints("perm");
-  }
+  explicit Transpose(const KernelInfo& info) : perm_(info.optional_attr_ints("perm")) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const int64_t r = x.rank();
     std::vector<int64_t> perm(static_cast<size_t>(r));
-    if (has_perm_) {
-      if (static_cast<int64_t>(perm_.size()) != r)
-        ctx.Fail("perm has ", perm_.size(), " entries but the input ", x.Describe(), " has rank ", r);
+    if (perm_) {
+      if (static_cast<int64_t>(perm_->size()) != r)
+        ctx.Fail("perm has ", perm_->size(), " entries but the input ", x.Describe(), " has rank ", r);
       std::vector<bool> seen(static_cast<size_t>(r), false);
       for (int64_t i = 0; i < r; ++i) {
-        int64_t p = perm_[static_cast<size_t>(i)];
+        int64_t p = (*perm_)[static_cast<size_t>(i)];
         if (p < 0) p += r;
         if (p < 0 || p >= r || seen[static_cast<size_t>(p)])
           ctx.Fail("perm is not a permutation of 0..", r - 1);
@@ -79,8 +77,7 @@ class Transpose final : public OpKernel {
   }
 
  private:
-  bool has_perm_ = false;
-  std::vector<int64_t> perm_;
+  std::optional<std::vector<int64_t>> perm_;  // absent: reverse the axes
 };
 
 // ---- Concat ------------------------------------------------------------------
@@ -233,19 +230,15 @@ void DoSlice(KernelContext& ctx, const Tensor& x, const std::vector<int64_t>& st
 
 class Slice1 final : public OpKernel {
  public:
-  explicit Slice1(const KernelInfo& info) {
-    starts_ = info.attr_ints("starts");
-    ends_ = info.attr_ints("ends");
-    has_axes_ = info.has_attr("axes");
-    if (has_axes_) axes_ = info.attr_ints("axes");
-  }
+  explicit Slice1(const KernelInfo& info)
+      : starts_(info.attr_ints("starts")), ends_(info.attr_ints("ends")), axes_(info.optional_attr_ints("axes")) {}
   void Compute(KernelContext& ctx) const override {
-    DoSlice(ctx, ctx.input(0), starts_, ends_, has_axes_ ? &axes_ : nullptr, nullptr);
+    DoSlice(ctx, ctx.input(0), starts_, ends_, axes_ ? &*axes_ : nullptr, nullptr);
   }
 
  private:
-  std::vector<int64_t> starts_, ends_, axes_;
-  bool has_axes_ = false;
+  std::vector<int64_t> starts_, ends_;
+  std::optional<std::vector<int64_t>> axes_;
 };
 
 class Slice10 final : public OpKernel {

@@ -1,6 +1,7 @@
 // Padding kernels: Pad (constant, reflect, edge, wrap) and CenterCropPad
 // (crop or pad each axis about its centre).
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "tessera/providers/common/kernel_util.h"
@@ -164,17 +165,14 @@ class Pad final : public OpKernel {
 // ---- CenterCropPad -------------------------------------------------------------
 class CenterCropPad final : public OpKernel {
  public:
-  explicit CenterCropPad(const KernelInfo& info) {
-    has_axes_ = info.has_attr("axes");
-    if (has_axes_) axes_ = info.attr_ints("axes");
-  }
+  explicit CenterCropPad(const KernelInfo& info) : axes_(info.optional_attr_ints("axes")) {}
   void Compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const int64_t r = x.rank();
     std::vector<int64_t> shape = ReadInts(ctx.input(1));
     std::vector<int64_t> axes;
-    if (has_axes_) {
-      for (int64_t a : axes_) axes.push_back(NormalizeAxis(a, r, ctx));
+    if (axes_) {
+      for (int64_t a : *axes_) axes.push_back(NormalizeAxis(a, r, ctx));
     } else {
       for (int64_t i = 0; i < r; ++i) axes.push_back(i);
     }
@@ -195,8 +193,7 @@ class CenterCropPad final : public OpKernel {
   }
 
  private:
-  bool has_axes_ = false;
-  std::vector<int64_t> axes_;
+  std::optional<std::vector<int64_t>> axes_;  // absent: every axis
 };
 
 }  // namespace

@@ -15,12 +15,6 @@ namespace tessera {
 
 namespace {
 
-std::vector<KernelRow> KernelRowsOf(const std::vector<dnnl_ep::DnnlRow>& rows) {
-  std::vector<KernelRow> out;
-  for (const auto& r : rows) out.push_back(r.row);
-  return out;
-}
-
 // Why a float data operand cannot go to oneDNN, or "".
 std::string DataOperand(const TypeInfo* t, const std::string& what) {
   if (t == nullptr || !t->is_tensor()) return what + " type unknown at session creation";
@@ -61,10 +55,8 @@ std::shared_ptr<const DnnlExecutionProvider> DnnlExecutionProvider::Create(std::
 }
 
 DnnlExecutionProvider::DnnlExecutionProvider()
-    : engine_(dnnl::engine::kind::cpu, 0), table_("dnnl", KernelRowsOf(dnnl_ep::AllRows())) {
+    : engine_(dnnl::engine::kind::cpu, 0), table_("dnnl", dnnl_ep::AllRows()) {
   if (auto cap = IsaCapFromEnvironment()) CapIsa(*cap);
-  const auto& rows = dnnl_ep::AllRows();
-  for (size_t i = 0; i < rows.size(); ++i) extras_[&table_.rows()[i]] = &rows[i];
 }
 
 std::string DnnlExecutionProvider::device() const {
@@ -86,12 +78,11 @@ std::vector<std::pair<std::string, std::string>> DnnlExecutionProvider::IsaInUse
 
 Claim DnnlExecutionProvider::Capability(const NodeQuery& q) const {
   Claim c;
-  const KernelRow* row = table_.Find(q.node.domain, q.node.op_type, q.opset, &c.reason);
+  const auto [row, extra] = table_.Find(q.node.domain, q.node.op_type, q.opset, &c.reason);
   if (row == nullptr) return c;
-  const dnnl_ep::DnnlRow& extra = *extras_.at(row);
   for (size_t i = 0; i < q.node.inputs.size(); ++i) {
     if (q.node.inputs[i].empty()) continue;
-    if (std::find(extra.meta_inputs.begin(), extra.meta_inputs.end(), i) != extra.meta_inputs.end()) continue;
+    if (std::find(extra->meta_inputs.begin(), extra->meta_inputs.end(), i) != extra->meta_inputs.end()) continue;
     c.reason = DataOperand(q.input_type(i), "input " + std::to_string(i));
     if (!c.reason.empty()) return c;
   }
@@ -109,7 +100,7 @@ Claim DnnlExecutionProvider::Capability(const NodeQuery& q) const {
     return c;
   }
   c.reason = InferenceAgrees(q);
-  if (c.reason.empty()) c.reason = extra.check(q);
+  if (c.reason.empty()) c.reason = extra->check(q);
   if (c.reason.empty()) c.row = row;
   return c;
 }

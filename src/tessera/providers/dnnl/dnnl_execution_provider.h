@@ -9,9 +9,9 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "tessera/partition/execution_provider.h"
+#include "tessera/providers/common/extended_kernel_table.h"
 #include "tessera/providers/dnnl/dnnl_families.h"
 
 namespace tessera {
@@ -23,7 +23,7 @@ class DnnlExecutionProvider : public ExecutionProvider {
 
   std::string name() const override { return "dnnl"; }
   std::string device() const override;
-  const KernelTable& kernels() const override { return table_; }
+  const KernelTable& kernels() const override { return table_.table(); }
   void CapIsa(IsaLevel level) const override;
   std::vector<std::pair<std::string, std::string>> IsaInUse() const override;
 
@@ -36,8 +36,7 @@ class DnnlExecutionProvider : public ExecutionProvider {
   DnnlExecutionProvider();
 
   dnnl::engine engine_;
-  KernelTable table_;
-  std::unordered_map<const KernelRow*, const dnnl_ep::DnnlRow*> extras_;
+  ExtendedKernelTable<dnnl_ep::DnnlRow> table_;
 };
 
 }  // namespace tessera

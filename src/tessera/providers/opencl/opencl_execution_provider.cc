@@ -18,13 +18,6 @@ std::vector<opencl::OpenClRow> AllRows() {
   return rows;
 }
 
-std::vector<KernelRow> KernelRowsOf(const std::vector<opencl::OpenClRow>& rows) {
-  std::vector<KernelRow> out;
-  out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back(r.row);
-  return out;
-}
-
 bool Contains(const std::vector<size_t>& v, size_t i) { return std::find(v.begin(), v.end(), i) != v.end(); }
 
 }  // namespace
@@ -36,21 +29,17 @@ std::shared_ptr<const OpenClExecutionProvider> OpenClExecutionProvider::Create(s
 }
 
 OpenClExecutionProvider::OpenClExecutionProvider(std::shared_ptr<opencl::Runtime> runtime)
-    : runtime_(std::move(runtime)), rows_(AllRows()), table_("opencl", KernelRowsOf(rows_)) {
-  // The table holds copies of the rows; map each copy back to its extras.
-  for (size_t i = 0; i < rows_.size(); ++i) extras_[&table_.rows()[i]] = &rows_[i];
-}
+    : runtime_(std::move(runtime)), table_("opencl", AllRows()) {}
 
 Tensor OpenClExecutionProvider::CopyFromHost(const Tensor& host) const { return opencl::Upload(runtime_, host); }
 Tensor OpenClExecutionProvider::CopyToHost(const Tensor& device) const { return opencl::Download(runtime_, device); }
 
 Claim OpenClExecutionProvider::Capability(const NodeQuery& q) const {
   Claim c;
-  const KernelRow* row = table_.Find(q.node.domain, q.node.op_type, q.opset, &c.reason);
+  const auto [row, extra] = table_.Find(q.node.domain, q.node.op_type, q.opset, &c.reason);
   if (row == nullptr) return c;
-  const opencl::OpenClRow& extra = *extras_.at(row);
   for (size_t i = 0; i < q.node.inputs.size(); ++i) {
-    if (q.node.inputs[i].empty() || Contains(extra.host_inputs, i)) continue;
+    if (q.node.inputs[i].empty() || Contains(extra->host_inputs, i)) continue;
     const TypeInfo* t = q.input_type(i);
     if (t == nullptr || t->kind == TypeInfo::Kind::kUnknown) {
       c.reason = "element type of input " + std::to_string(i) + " ('" + q.node.inputs[i] +
@@ -68,8 +57,8 @@ Claim OpenClExecutionProvider::Capability(const NodeQuery& q) const {
       return c;
     }
   }
-  if (extra.check) {
-    std::string why = extra.check(q);
+  if (extra->check) {
+    std::string why = extra->check(q);
     if (!why.empty()) {
       c.reason = why;
       return c;
@@ -80,13 +69,13 @@ Claim OpenClExecutionProvider::Capability(const NodeQuery& q) const {
 }
 
 bool OpenClExecutionProvider::InputOnHost(const KernelRow& row, size_t input_index) const {
-  auto it = extras_.find(&row);
-  return it != extras_.end() && Contains(it->second->host_inputs, input_index);
+  const opencl::OpenClRow* extra = table_.ExtrasOf(row);
+  return extra && Contains(extra->host_inputs, input_index);
 }
 
 bool OpenClExecutionProvider::OutputOnHost(const KernelRow& row, size_t output_index) const {
-  auto it = extras_.find(&row);
-  return it != extras_.end() && Contains(it->second->host_outputs, output_index);
+  const opencl::OpenClRow* extra = table_.ExtrasOf(row);
+  return extra && Contains(extra->host_outputs, output_index);
 }
 
 }  // namespace tessera

@@ -6,9 +6,9 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "tessera/partition/execution_provider.h"
+#include "tessera/providers/common/extended_kernel_table.h"
 #include "tessera/providers/opencl/opencl_families.h"
 #include "tessera/providers/opencl/opencl_runtime.h"
 
@@ -25,7 +25,7 @@ class OpenClExecutionProvider : public ExecutionProvider {
   Tensor CopyFromHost(const Tensor& host) const override;
   Tensor CopyToHost(const Tensor& device) const override;
   void Synchronize() const override { runtime_->Finish(); }
-  const KernelTable& kernels() const override { return table_; }
+  const KernelTable& kernels() const override { return table_.table(); }
 
   using ExecutionProvider::Capability;
   Claim Capability(const NodeQuery& query) const override;
@@ -36,9 +36,7 @@ class OpenClExecutionProvider : public ExecutionProvider {
   explicit OpenClExecutionProvider(std::shared_ptr<opencl::Runtime> runtime);
 
   std::shared_ptr<opencl::Runtime> runtime_;
-  std::vector<opencl::OpenClRow> rows_;
-  KernelTable table_;
-  std::unordered_map<const KernelRow*, const opencl::OpenClRow*> extras_;
+  ExtendedKernelTable<opencl::OpenClRow> table_;
 };
 
 }  // namespace tessera

@@ -282,7 +282,7 @@ class LayerNorm final : public OpenClKernel {
     for (int64_t d = 0; d < axis; ++d) rows *= x.dim(d);
     for (int64_t d = axis; d < r; ++d) n *= x.dim(d);
     const Tensor& scale = ctx.input(1);
-    const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* bias = ctx.optional_input(2);
     if (scale.numel() != n || (bias && bias->numel() != n))
       ctx.Fail("Scale ", scale.Describe(), (bias ? " and B " + bias->Describe() : std::string()),
                " must cover the normalized shape exactly on OpenCL (", n, " elements)");
