@@ -507,6 +507,9 @@ def cases():
     out.append(Case("fused_conv_sum_no_bias", "FusedConv", {"x": r(2, 2, 4, 4), "z": r(2, 3, 4, 4)}, ["y"],
                     {"activation": "LeakyRelu", "activation_params": [0.2], "pads": [1, 1, 1, 1]},
                     consts={"w": r(3, 2, 3, 3) * 0.3}, node_inputs=["x", "w", "", "z"]))
+    # MatMulNBits accuracy_level 4 in a prefill: 18 rows, 20 columns (not a
+    # whole number of Tessera's panels of 8), A quantized to int8 on both.
+    nbits_case("matmul_nbits_4bit_accuracy_level4_prefill", (2, 9), 20, 128, 4, 32, level=4)
     return out
 
 

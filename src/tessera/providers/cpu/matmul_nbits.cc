@@ -17,10 +17,10 @@
 // takes every row of A's inner products with them; with g_idx, a panel of
 // columns is dequantized into a per-thread buffer for the GEMM.
 // accuracy_level is a floor on A's precision. At 4 (int8) with 4-bit weights
-// a decode step quantizes A per block to int8 (as ORT does) and takes exact
-// integer products with the nibbles (simd_nbits_int8.h): about half the
-// vector work a weight of the float pass. Otherwise A stays float, which
-// meets every floor.
+// A is quantized per block to int8 (as ORT does) and meets the nibbles in
+// exact integer products (simd_nbits_int8.h): a decode step does about half
+// the vector work a weight of the float pass, a prefill's register tiles a
+// third of the FMAs'. Otherwise A stays float, which meets every floor.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -120,7 +120,7 @@ class MatMulNBits final : public OpKernel {
     const Weights w{b.data<uint8_t>(), scale.data(), zero.data(), group.empty() ? nullptr : group.data(),
                     uniform_zero, uniform_zero ? 0 : blocks_};
     if (!group.empty()) PanelGemm(af, m, w, out, ctx);
-    else if (int8_ && m <= kGemvMaxRows) Int8PackedPass(af, m, w, out, ctx);
+    else if (int8_ && (m <= kGemvMaxRows ? Int8DecodePays() : Int8PrefillPays())) Int8Pass(af, m, w, out, ctx);
     else if (m <= kGemvMaxRows) PackedPass(af, m, w, out, ctx);
     else TiledPass(af, m, w, out, ctx);
     if (!bias.empty())
@@ -271,29 +271,39 @@ class MatMulNBits final : public OpKernel {
     });
   }
 
-  // accuracy_level 4, few rows: A's rows quantized to int8 per block once,
-  // then one pass over the packed bytes as above, with exact int32 sums per
-  // block. (A prefill keeps the float tiles below: int8 register tiles ran
-  // no faster on Zen 3, where vpmaddubsw and vpmaddwd share the FMA pipes,
-  // and the float pass is exact.)
-  void Int8PackedPass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+  // accuracy_level 4: A's rows quantized to int8 per block once, then exact
+  // int32 sums per block. A decode step streams the packed bytes once
+  // (ColumnsDotU4S8, x86 from SSSE3); a prefill unpacks 8 columns at a time
+  // into quads for register tiles (PrefillDotU4S8, from AVX2). Elsewhere
+  // the float passes run: scalar byte products would be slower.
+  void Int8Pass(const float* a, int64_t m, const Weights& w, float* y, KernelContext& ctx) const {
+    const bool decode = m <= kGemvMaxRows;
+    const Int8Order order = decode ? Int8Order::kNibbleSlots : Int8Order::kLinear;
     const size_t cells = static_cast<size_t>(m * blocks_);
     std::vector<int8_t> values(cells * static_cast<size_t>(block_));
-    std::vector<float> a_scale(cells), scaled_sum(cells);
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t blk = 0; blk < blocks_; ++blk) {
-        const size_t i = static_cast<size_t>(r * blocks_ + blk);
-        int32_t sum = 0;
-        a_scale[i] = QuantizeBlockS8(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_,
-                                     values.data() + i * static_cast<size_t>(block_), &sum);
-        scaled_sum[i] = a_scale[i] * static_cast<float>(sum);
+    std::vector<float> a_scale(cells), sum(cells), scaled_sum(cells);
+    // On all threads: a prefill's M x K values would otherwise keep the
+    // others waiting.
+    ParallelFor(ctx.thread_pool(), m * blocks_, 64, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        const int64_t r = c / blocks_, blk = c % blocks_;
+        const size_t i = static_cast<size_t>(c);
+        int32_t total = 0;
+        a_scale[i] = QuantizeBlockS8(a + r * k_ + blk * block_, std::min(block_, k_ - blk * block_), block_, order,
+                                     values.data() + i * static_cast<size_t>(block_), &total);
+        sum[i] = static_cast<float>(total);
+        scaled_sum[i] = a_scale[i] * sum[i];
       }
-    const Int8BlockRows rows{values.data(), a_scale.data(), scaled_sum.data()};
-    ParallelFor(ctx.thread_pool(), n_, 8, [&](int64_t n0, int64_t n1) {
+    });
+    const Int8BlockRows rows{values.data(), a_scale.data(), scaled_sum.data(), sum.data()};
+    // A prefill splits the columns in whole panels of 8 (grain 16).
+    ParallelFor(ctx.thread_pool(), decode ? n_ : (n_ + 7) / 8, decode ? 8 : 2, [&](int64_t p0, int64_t p1) {
+      const int64_t n0 = decode ? p0 : p0 * 8, n1 = decode ? p1 : std::min(n_, p1 * 8);
       const U4Columns cols{w.q + n0 * blocks_ * blob_, w.scale + n0 * blocks_,
                            w.uniform_zero ? nullptr : ZeroRow(w, n0), w.uniform_zero.value_or(0.0f),
                            n1 - n0, blocks_, block_};
-      ColumnsDotU4S8(cols, rows, m, y + n0, n_);
+      if (decode) ColumnsDotU4S8(cols, rows, m, y + n0, n_);
+      else PrefillDotU4S8(cols, rows, m, y + n0, n_);
     });
   }
 

@@ -207,6 +207,16 @@ void Columns(const U4Columns& w, const Int8BlockRows& a, int64_t m, float* y, in
   }
 }
 
+// Whether the decode pass has its byte pairs here (x86 from SSSE3); other
+// targets would take them in scalar code, slower than the float pass.
+bool DecodePays() {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu::nbits_int8_detail
 HWY_AFTER_NAMESPACE();
@@ -215,6 +225,7 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 namespace nbits_int8_detail {
 HWY_EXPORT(Columns);
+HWY_EXPORT(DecodePays);
 }  // namespace nbits_int8_detail
 
 namespace {
@@ -228,7 +239,7 @@ float RoundToNearestEven(float x) {
 }
 }  // namespace
 
-float QuantizeBlockS8(const float* a, int64_t valid, int64_t block, int8_t* q, int32_t* sum) {
+float QuantizeBlockS8(const float* a, int64_t valid, int64_t block, Int8Order order, int8_t* q, int32_t* sum) {
   const int64_t n = std::min(valid, block);
   float amax = 0.0f;
   bool finite = true;
@@ -250,16 +261,26 @@ float QuantizeBlockS8(const float* a, int64_t valid, int64_t block, int8_t* q, i
   auto at = [&](int64_t k) -> int32_t {
     return k < n ? static_cast<int32_t>(RoundToNearestEven(a[k] * inverse)) : 0;
   };
-  for (int64_t j0 = 0; j0 < bytes; j0 += c)
-    for (int64_t i = 0; i < c; ++i) {
-      const int32_t low = at(2 * (j0 + i)), high = at(2 * (j0 + i) + 1);
-      q[2 * j0 + i] = static_cast<int8_t>(low);
-      q[2 * j0 + c + i] = static_cast<int8_t>(high);
-      total += low + high;
+  if (order == Int8Order::kLinear) {
+    for (int64_t k = 0; k < block; ++k) {
+      const int32_t v = at(k);
+      q[k] = static_cast<int8_t>(v);
+      total += v;
     }
+  } else {
+    for (int64_t j0 = 0; j0 < bytes; j0 += c)
+      for (int64_t i = 0; i < c; ++i) {
+        const int32_t low = at(2 * (j0 + i)), high = at(2 * (j0 + i) + 1);
+        q[2 * j0 + i] = static_cast<int8_t>(low);
+        q[2 * j0 + c + i] = static_cast<int8_t>(high);
+        total += low + high;
+      }
+  }
   *sum = total;
   return amax / 127.0f;
 }
+
+bool Int8DecodePays() { return HWY_DYNAMIC_DISPATCH(nbits_int8_detail::DecodePays)(); }
 
 void ColumnsDotU4S8(const U4Columns& w, const Int8BlockRows& a, int64_t m, float* y, int64_t ldy) {
   if (m <= 0 || w.count <= 0) return;
