@@ -4,18 +4,11 @@
 
 #include <vector>
 
+#include "support/model_builder.h"
 #include "tessera/ops/kernel.h"
 
 namespace tessera {
 namespace {
-
-Attribute Ints(const std::string& name, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
 
 TEST(KernelInfoTest, OptionalAttrIntsAbsentIsNullopt) {
   Node n;
@@ -27,7 +20,7 @@ TEST(KernelInfoTest, OptionalAttrIntsAbsentIsNullopt) {
 TEST(KernelInfoTest, OptionalAttrIntsKeepsAnEmptyList) {
   Node n;
   n.op_type = "Transpose";
-  n.attributes = {Ints("perm", {}), Ints("axes", {2, 0, 1})};
+  n.attributes = {test::IntsAttr("perm", {}), test::IntsAttr("axes", {2, 0, 1})};
   KernelInfo info(n, 13);
   ASSERT_TRUE(info.optional_attr_ints("perm").has_value());
   EXPECT_TRUE(info.optional_attr_ints("perm")->empty());
