@@ -83,6 +83,7 @@ OrtStatus* OrtSessionOptionsAppendExecutionProvider_CPU(OrtSessionOptions* optio
   return tessera::capi::Guard([&] {
     tessera::capi::Live(options, "OrtSessionOptionsAppendExecutionProvider_CPU", "options");
     options->cpu_arena = use_arena != 0;
+    options->UpdateMemoryArena();
     options->providers.push_back("cpu");
   });
 }

@@ -71,6 +71,9 @@ struct OrtSessionOptions : Tracked<OrtSessionOptions, HandleKind::kSessionOption
   OrtLoggingFunction log_fn = nullptr;
   void* log_param = nullptr;
   const std::string* FindConfig(const std::string& key) const;
+  // The memory planner runs only while both mem_pattern and cpu_arena are on
+  // (see EnableMemPattern); call after changing either.
+  void UpdateMemoryArena() { options.enable_memory_arena = mem_pattern && cpu_arena; }
 };
 
 struct OrtMemoryInfo : Tracked<OrtMemoryInfo, HandleKind::kMemoryInfo> {

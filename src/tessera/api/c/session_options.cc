@@ -19,12 +19,11 @@ OrtStatus* WithOptions(OrtSessionOptions* options, const char* entry, Fn&& fn) {
   return Guard([&] { fn(*Live(options, entry, "options")); });
 }
 
-// Sets mem_pattern or cpu_arena; the memory planner runs only while both
-// are on (see EnableMemPattern).
+// Sets mem_pattern or cpu_arena.
 OrtStatus* SetMemorySwitch(OrtSessionOptions* options, const char* entry, bool OrtSessionOptions::*which, bool on) {
   return WithOptions(options, entry, [&](OrtSessionOptions& o) {
     o.*which = on;
-    o.options.enable_memory_arena = o.mem_pattern && o.cpu_arena;
+    o.UpdateMemoryArena();
   });
 }
 
